@@ -1,0 +1,78 @@
+"""The storage engine: pragmas, extensions, one writer, rollback, bad files (issue 2)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+import pytest
+
+from memory.db import Database
+from memory.errors import StorageError
+
+
+async def test_every_connection_has_wal_foreign_keys_and_sqlite_vec(db: Database) -> None:
+    assert (await db.scalar("PRAGMA journal_mode")).lower() == "wal"
+    assert await db.scalar("PRAGMA foreign_keys") == 1
+    assert await db.scalar("PRAGMA busy_timeout") >= 5000
+    assert (await db.scalar("SELECT vec_version()")).startswith("v")
+    async with db.transaction() as tx:
+        row = await tx.fetchone("SELECT vec_version() AS v, sqlite_version() AS s")
+        assert row["v"].startswith("v")
+
+
+async def test_concurrent_writers_never_see_database_locked(db: Database) -> None:
+    async def write(i: int) -> None:
+        async with db.transaction() as tx:
+            await tx.execute("INSERT INTO meta (key, value) VALUES (?, ?)", (f"k{i}", "v"))
+            await asyncio.sleep(0)  # let other tasks try to write in the middle
+
+    await asyncio.gather(*(write(i) for i in range(200)))
+    assert await db.scalar("SELECT count(*) FROM meta") == 200
+
+
+async def test_failed_write_rolls_back_every_statement(db: Database) -> None:
+    with pytest.raises(RuntimeError):
+        async with db.transaction() as tx:
+            await tx.execute("INSERT INTO meta (key, value) VALUES ('a', '1')")
+            await tx.execute("INSERT INTO meta (key, value) VALUES ('b', '2')")
+            raise RuntimeError("boom after two inserts")
+    assert await db.scalar("SELECT count(*) FROM meta") == 0
+    # The writer is usable again afterwards.
+    await db.execute("INSERT INTO meta (key, value) VALUES ('c', '3')")
+    assert await db.scalar("SELECT value FROM meta WHERE key = 'c'") == "3"
+
+
+async def test_second_process_connection_sees_committed_rows(tmp_path: Path) -> None:
+    first = await Database.open(tmp_path / "x.db")
+    second = await Database.open(tmp_path / "x.db")
+    try:
+        await first.execute("INSERT INTO meta (key, value) VALUES ('k', 'v')")
+        assert await second.scalar("SELECT value FROM meta WHERE key = 'k'") == "v"
+    finally:
+        await first.close()
+        await second.close()
+
+
+async def test_corrupt_file_is_one_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "opsmemory.db"
+    path.write_bytes(b"this is not a database, it is a text file" * 100)
+    with pytest.raises(StorageError, match=r"not a readable SQLite file.*move it aside"):
+        await Database.open(path)
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root can write anywhere")
+async def test_unwritable_data_dir_is_one_clear_error(tmp_path: Path) -> None:
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    with pytest.raises(StorageError, match="OPSMEMORY_DATA_DIR"):
+        await Database.open(locked / "opsmemory.db")
+
+
+async def test_data_dir_that_is_a_file_is_one_clear_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "data"
+    blocker.write_text("a file where the data dir should be")
+    with pytest.raises(StorageError, match="OPSMEMORY_DATA_DIR"):
+        await Database.open(blocker / "opsmemory.db")
