@@ -1,0 +1,74 @@
+"""The `opsmemory` command: parses arguments, builds settings once, runs one subcommand.
+
+Errors become one line on stderr: bad settings exit 2 naming the variable and the fix, any other
+OpsmemoryError exits 1 with its message.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+from collections.abc import Awaitable, Callable, Sequence
+
+from bot.settings import Settings, SettingsError, load_settings
+from memory.errors import OpsmemoryError
+
+Handler = Callable[[argparse.Namespace, Settings], Awaitable[int]]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The whole command tree; every command and subcommand has --help text."""
+    from bot.cli import doctor, knowledge_cmds, memory_cmds, memory_eval, redact_cmd, run_cmd
+
+    parser = argparse.ArgumentParser(
+        prog="opsmemory",
+        description="A Slack bot for SRE incident channels that remembers.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    run_cmd.add_run_parser(sub)
+    knowledge_cmds.add_index_parser(sub)
+
+    evaluate = sub.add_parser(
+        "eval",
+        help="measure retrieval and memory quality on labelled data",
+        description="Evaluations: runbook retrieval (hit@k, MRR, AUROC) and memory recall.",
+    )
+    eval_sub = evaluate.add_subparsers(dest="eval_command", metavar="WHAT", required=True)
+    knowledge_cmds.add_eval_runbooks_parser(eval_sub)
+    memory_eval.add_eval_memory_parser(eval_sub)
+
+    redact_cmd.add_redact_parser(sub)
+    memory_cmds.add_memory_parser(sub)
+    doctor.add_doctor_parser(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the `opsmemory` console script."""
+    args = build_parser().parse_args(argv)
+    try:
+        settings = load_settings()
+    except SettingsError as exc:
+        for problem in exc.problems:
+            print(f"opsmemory: {problem}", file=sys.stderr)
+        return 2
+    logging.basicConfig(
+        level=settings.log_level,
+        format="%(asctime)s %(levelname)s %(name)s %(message)s",
+        stream=sys.stderr,
+    )
+    handler: Handler = args.handler
+    try:
+        return asyncio.run(handler(args, settings))
+    except OpsmemoryError as exc:
+        print(f"opsmemory: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover - `python -m bot.cli`
+    sys.exit(main())

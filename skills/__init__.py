@@ -1,0 +1,1 @@
+"""opsmemory: skills package."""
