@@ -152,9 +152,20 @@ def _redact_with(engines: _Engines, text: str) -> Redacted:
     out = engines.anonymizer.anonymize(
         text=text, analyzer_results=results, operators={"DEFAULT": OperatorConfig("replace")}
     )
-    counts = Counter(item.entity_type for item in out.items)
+    # Counted from the analyzer's spans, not out.items: the anonymizer merges same-type values
+    # separated only by whitespace ("a@x.io b@x.io" becomes one <EMAIL_ADDRESS>).
+    counts = Counter(r.entity_type for r in _non_overlapping(results))
     findings = tuple(Finding(entity, n) for entity, n in sorted(counts.items()))
     return Redacted(text=out.text, findings=findings)
+
+
+def _non_overlapping(results: list[Any]) -> list[Any]:
+    """One result per redacted span: the highest-scoring (then longest) wins an overlap."""
+    kept: list[Any] = []
+    for r in sorted(results, key=lambda r: (-r.score, -(r.end - r.start), r.start)):
+        if not any(k.start < r.end and r.start < k.end for k in kept):
+            kept.append(r)
+    return kept
 
 
 def _without_userinfo_emails(results: list[Any]) -> list[Any]:
@@ -187,6 +198,9 @@ def _build_engines(policy: RedactionPolicy, extra: Sequence[EntityRecognizer]) -
     )
     from presidio_anonymizer import AnonymizerEngine
 
+    # Presidio logs every recognizer it loads at INFO; that is start-up noise in our logs.
+    for name in ("presidio-analyzer", "presidio-anonymizer"):
+        logging.getLogger(name).setLevel(logging.WARNING)
     recognizers: list[EntityRecognizer] = [
         EmailRecognizer(),
         PhoneRecognizer(),

@@ -262,3 +262,11 @@ def test_importing_redaction_loads_no_presidio() -> None:
     code = "import sys, memory.redaction; print('presidio_analyzer' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+async def test_adjacent_values_of_one_kind_are_each_counted(redactor: Redactor) -> None:
+    """Presidio's anonymizer merges whitespace-separated values of one type into one tag; the
+    audit counts must still say how many values were removed."""
+    result = await redactor.redact("cc a@example.com b@example.com c@example.org")
+    assert "example" not in result.text
+    assert {f.entity_type: f.count for f in result.findings} == {"EMAIL_ADDRESS": 3}
