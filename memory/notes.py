@@ -1,0 +1,197 @@
+"""Notes: validate at the edge, redact (fail closed), embed, then write note + indexes + audit at once.
+
+Order of work for `save`/`save_many`: validate every draft, redact every text (any failure writes
+nothing), embed outside the transaction (slow CPU work must not hold the write lock), then one
+transaction writes notes, keyword index (triggers), vectors and audit rows, so a note is
+searchable both ways as soon as the call returns. If the embedder is unavailable the note is
+still saved keyword-only and `index_missing_vectors` fills the gap later.
+
+Search context: each note's keyword index also carries the text of its neighbours in the same
+channel and visibility partition (`NotePolicy.context_neighbours` before and after), because
+a reply ("yes, roll it back") is only findable through what it answers. The context is built
+from already-redacted notes of the same partition, so it never widens who can match what.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Literal, get_args
+
+import numpy as np
+
+from memory._notes_write import NoteRow, write_notes
+from memory.clock import Clock, utc_now
+from memory.errors import EmbeddingUnavailable, EmptyText, NoteTooLong, ValidationError
+from memory.incidents import parse_incident_id
+from memory.scopes import WriteContext
+from memory.subjects import Subjects
+
+if TYPE_CHECKING:
+    from memory.db import Database
+    from memory.embedder import Embedder
+    from memory.redaction import Finding, Redactor
+
+log = logging.getLogger(__name__)
+
+NoteKind = Literal["note", "decision", "action", "root_cause", "fact", "preference", "correction"]
+NOTE_KINDS: tuple[str, ...] = get_args(NoteKind)
+_PLACEHOLDER = re.compile(r"<[A-Z][A-Z0-9_]*>")
+_FILLER = " \t\n.,;:-_*`'\"()[]{}=/"  # what may surround secrets in a note that is only secrets
+
+
+class OnlySecrets(ValidationError):
+    def __init__(self) -> None:
+        super().__init__(
+            "That note held only secrets or personal data, so nothing was saved; "
+            "describe what happened without them."
+        )
+
+
+class InvalidKind(ValidationError):
+    def __init__(self) -> None:
+        super().__init__(f"Note kind must be one of {', '.join(NOTE_KINDS)}.")
+
+
+@dataclass(frozen=True)
+class NotePolicy:
+    max_chars: int = 4_000
+    context_neighbours: int = 1  # notes before and after that join a note's keyword context
+
+
+@dataclass(frozen=True)
+class NoteDraft:
+    """One note to save; `at` keeps the original time when importing history."""
+
+    ctx: WriteContext
+    text: str
+    kind: NoteKind = "note"
+    incident: str | None = None
+    at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class Note:
+    id: int
+    kind: str
+    text: str
+    scope: str
+    incident_id: str | None
+    channel_id: str | None
+    author_subject_id: str
+    created_at: datetime
+    permalink: str | None
+    findings: tuple[Finding, ...] = field(default=())
+
+
+class Notes:
+    """The write path for incident notes."""
+
+    def __init__(
+        self,
+        db: Database,
+        redactor: Redactor,
+        embedder: Embedder | None,
+        policy: NotePolicy = NotePolicy(),  # noqa: B008 -- frozen, so sharing is safe
+        clock: Clock = utc_now,
+    ) -> None:
+        self._db = db
+        self._redactor = redactor
+        self._embedder = embedder
+        self._policy = policy
+        self._clock = clock
+        self._subjects = Subjects(db, clock)
+
+    async def save(
+        self, ctx: WriteContext, text: str, kind: NoteKind = "note", incident: str | None = None
+    ) -> Note:
+        """Save one note; raises ValidationError, UnknownIncident, RedactionFailed."""
+        (note,) = await self.save_many([NoteDraft(ctx, text, kind, incident)])
+        return note
+
+    async def save_many(self, drafts: Sequence[NoteDraft]) -> list[Note]:
+        """Save a batch in one redaction pass, one embedding batch and one transaction."""
+        if not drafts:
+            return []
+        cleaned = [self._validate(d) for d in drafts]
+        redacted = await self._redactor.redact_many([text for text, _ in cleaned])
+        for r in redacted:
+            if r.removed_any and not _PLACEHOLDER.sub("", r.text).strip(_FILLER):
+                raise OnlySecrets()
+        vectors = await self._embed(
+            [f"{d.ctx.author.display_name}: {r.text}".lstrip(": ") for d, r in zip(drafts, redacted, strict=True)]
+        )
+        now = self._clock()
+        rows = [
+            NoteRow(
+                ctx=d.ctx,
+                kind=d.kind,
+                text=r.text,
+                incident_id=incident_id,
+                created_at=d.at or now,
+                findings=dict(Counter({f.entity_type: f.count for f in r.findings})),
+                vector=None if vectors is None else vectors[i],
+            )
+            for i, (d, (_, incident_id), r) in enumerate(zip(drafts, cleaned, redacted, strict=True))
+        ]
+        ids = await write_notes(
+            self._db,
+            rows,
+            subjects=self._subjects,
+            embedder=self._embedder if vectors is not None else None,
+            neighbours=self._policy.context_neighbours,
+            audit_at=now,
+        )
+        return [
+            Note(
+                id=nid,
+                kind=row.kind,
+                text=row.text,
+                scope=row.ctx.scope,
+                incident_id=row.incident_id,
+                channel_id=row.ctx.channel_id,
+                author_subject_id=row.ctx.author.subject_id,
+                created_at=row.created_at,
+                permalink=row.ctx.permalink,
+                findings=r.findings,
+            )
+            for nid, row, r in zip(ids, rows, redacted, strict=True)
+        ]
+
+    async def index_missing_vectors(self, batch: int = 256) -> int:
+        """Embed notes saved while the embedder was down; returns how many were indexed."""
+        if self._embedder is None:
+            return 0
+        from memory._notes_write import index_missing
+
+        return await index_missing(self._db, self._embedder, batch=batch)
+
+    def _validate(self, draft: NoteDraft) -> tuple[str, str | None]:
+        if draft.kind not in NOTE_KINDS:
+            raise InvalidKind()
+        text = (draft.text or "").strip()
+        if not text:
+            raise EmptyText()
+        if len(text) > self._policy.max_chars:
+            raise NoteTooLong(limit=self._policy.max_chars, got=len(text))
+        incident = parse_incident_id(draft.incident) if draft.incident is not None else None
+        return text, incident
+
+    async def _embed(self, texts: list[str]) -> np.ndarray | None:
+        if self._embedder is None:
+            return None
+        try:
+            return await self._embedder.embed(texts)
+        except EmbeddingUnavailable:
+            log.warning("note_embedding_unavailable", extra={"count": len(texts)})
+            return None
+
+
+def findings_json(findings: dict[str, int]) -> str:
+    """Audit form of what was removed: entity types and counts, never values."""
+    return json.dumps(dict(sorted(findings.items())))

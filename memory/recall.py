@@ -1,0 +1,239 @@
+"""Recall: the notes a requester may see that best answer a question, each with its source.
+
+Keyword (FTS5 BM25 over text, author and neighbour context) and vector candidates are
+over-fetched, fused by weighted reciprocal rank, then reranked by recency (half-life, default
+48 h, with a floor so old root causes still surface) and note kind. Visibility is part of the
+SQL of every read (`scopes.visibility_sql`), and vector search reads only visible partitions.
+
+Where the single-node design stops: the vector first pass is brute force over the requester's
+visible partitions (~14 ms per 100k binary codes on a 2-core box, plus exact rescoring), and
+FTS5 cost grows with how many visible notes match. Around 1M notes visible to one requester
+recall passes ~150 ms; beyond that, or with many writers on several hosts, use an ANN index and
+a server database. One SQLite file takes one writer at a time (about 10^3 notes/s here).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Literal
+
+from memory._vectors import NoteVectors
+from memory.clock import Clock, parse_iso, utc_now
+from memory.errors import EmbeddingUnavailable, InvalidLimit
+from memory.fusion import DEFAULT_KIND_WEIGHTS, fts_match, query_terms, recency_factor, rrf
+from memory.incidents import parse_incident_id
+from memory.scopes import Requester, visibility_sql, visible_partitions
+
+if TYPE_CHECKING:
+    from memory.db import Database
+    from memory.embedder import Embedder
+
+log = logging.getLogger(__name__)
+
+Mode = Literal["keyword", "semantic", "hybrid"]
+MAX_K = 100
+
+
+@dataclass(frozen=True)
+class RecallConfig:
+    half_life_hours: float | None = 48.0  # None: no recency decay
+    decay_floor: float = 0.35
+    kind_weights: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_KIND_WEIGHTS))
+    fts_column_weights: tuple[float, float, float] = (1.0, 0.6, 0.35)  # text, author, context
+    keyword_weight: float = 1.0
+    vector_weight: float = 1.0
+    rrf_k: float = 60.0
+    overfetch: int = 50  # candidates per list, at least
+    coarse: int = 200  # binary-code candidates per partition before exact rescoring
+    mode: Mode = "hybrid"
+
+
+@dataclass(frozen=True)
+class RecallItem:
+    id: int
+    kind: str
+    text: str
+    scope: str
+    incident_id: str | None
+    channel_id: str | None
+    author_subject_id: str
+    created_at: datetime
+    permalink: str | None
+    score: float
+    source: str = "note"
+
+
+@dataclass(frozen=True)
+class IncidentMatch:
+    incident: object  # memory.incidents.Incident
+    score: float
+    why: str
+
+
+_FTS = """
+SELECT n.id FROM memory_notes_fts f JOIN memory_notes n ON n.id = f.rowid
+WHERE memory_notes_fts MATCH :match AND {vis} {incident}
+ORDER BY bm25(memory_notes_fts, :w_text, :w_author, :w_context) LIMIT :limit
+"""
+
+_ROWS = """
+SELECT n.id, n.kind, n.text, n.scope, n.incident_id, n.channel_id, n.owner_subject_id,
+       n.created_at, n.permalink
+FROM memory_notes n
+WHERE n.id IN (SELECT value FROM json_each(:ids)) AND {vis} {incident}
+"""
+
+
+class Recall:
+    """Hybrid, scope-safe search over notes."""
+
+    def __init__(
+        self,
+        db: Database,
+        embedder: Embedder | None,
+        config: RecallConfig = RecallConfig(),  # noqa: B008 -- frozen, so sharing is safe
+        clock: Clock = utc_now,
+    ) -> None:
+        self._db = db
+        self._embedder = embedder
+        self._config = config
+        self._clock = clock
+        self._vectors = (
+            NoteVectors(dim=embedder.dim, digest=embedder.digest, name=embedder.name)
+            if embedder is not None
+            else None
+        )
+
+    async def recall(
+        self,
+        requester: Requester,
+        query: str,
+        k: int = 8,
+        *,
+        incident: str | None = None,
+        mode: Mode | None = None,
+    ) -> list[RecallItem]:
+        """Up to k notes, best first; [] when nothing visible matches (never a count of others)."""
+        if not 1 <= k <= MAX_K:
+            raise InvalidLimit(got=k, cap=MAX_K)
+        mode = mode or self._config.mode
+        incident_id = parse_incident_id(incident) if incident is not None else None
+        fetch = max(self._config.overfetch, 3 * k)
+        rankings: list[tuple[list[int], float]] = []
+        if mode in ("keyword", "hybrid"):
+            rankings.append((await self._keyword(requester, query, fetch, incident_id),
+                             self._config.keyword_weight))
+        if mode in ("semantic", "hybrid"):
+            rankings.append((await self._semantic(requester, query, fetch),
+                             self._config.vector_weight))
+        fused = rrf(rankings, k=self._config.rrf_k)
+        if not fused:
+            return []
+        rows = await self._rows(requester, list(fused), incident_id)
+        now = self._clock()
+        items = []
+        for row in rows:
+            created = parse_iso(row["created_at"])
+            score = (
+                fused[row["id"]]
+                * self._config.kind_weights.get(row["kind"], 1.0)
+                * recency_factor(
+                    (now - created).total_seconds() / 3600,
+                    half_life_hours=self._config.half_life_hours,
+                    floor=self._config.decay_floor,
+                )
+            )
+            items.append(_item(row, created, score))
+        items.sort(key=lambda it: (-it.score, -it.id))
+        return items[:k]
+
+    async def similar_incidents(
+        self, requester: Requester, text: str, limit: int = 3
+    ) -> list[IncidentMatch]:
+        """Past incidents whose visible notes best match `text`, excluding this channel's own."""
+        from memory.incidents import Incidents
+
+        hits = await self.recall(requester, text, k=MAX_K)
+        by_incident: dict[str, tuple[float, RecallItem]] = {}
+        for hit in hits:
+            if hit.incident_id is None or hit.channel_id == requester.channel_id:
+                continue
+            total, best = by_incident.get(hit.incident_id, (0.0, hit))
+            by_incident[hit.incident_id] = (total + hit.score, best)
+        ranked = sorted(by_incident.items(), key=lambda kv: -kv[1][0])[: max(1, limit)]
+        incidents = Incidents(self._db, self._clock)
+        return [
+            IncidentMatch(
+                incident=await incidents.get(requester.team_id, incident_id),
+                score=total,
+                why=best.text[:200],
+            )
+            for incident_id, (total, best) in ranked
+        ]
+
+    async def _keyword(
+        self, requester: Requester, query: str, limit: int, incident_id: str | None
+    ) -> list[int]:
+        match = fts_match(query_terms(query))
+        if match is None:
+            return []
+        vis, params = visibility_sql(requester, alias="n")
+        w_text, w_author, w_context = self._config.fts_column_weights
+        rows = await self._db.fetchall(
+            _FTS.format(vis=vis, incident="AND n.incident_id = :incident" if incident_id else ""),
+            {
+                **params,
+                "match": match,
+                "limit": limit,
+                "incident": incident_id,
+                "w_text": w_text,
+                "w_author": w_author,
+                "w_context": w_context,
+            },
+        )
+        return [int(r[0]) for r in rows]
+
+    async def _semantic(self, requester: Requester, query: str, limit: int) -> list[int]:
+        if self._embedder is None or self._vectors is None or not query.strip():
+            return []
+        try:
+            (vector,) = await self._embedder.embed([query])
+        except EmbeddingUnavailable:
+            log.warning("recall_embedding_unavailable")
+            return []
+        hits = await self._vectors.search(
+            self._db,
+            vector,
+            partitions=visible_partitions(requester),
+            limit=limit,
+            coarse=max(self._config.coarse, limit),
+        )
+        return [nid for nid, _ in hits]
+
+    async def _rows(self, requester: Requester, ids: list[int], incident_id: str | None) -> list:
+        import json
+
+        vis, params = visibility_sql(requester, alias="n")
+        return await self._db.fetchall(
+            _ROWS.format(vis=vis, incident="AND n.incident_id = :incident" if incident_id else ""),
+            {**params, "ids": json.dumps(ids), "incident": incident_id},
+        )
+
+
+def _item(row: object, created: datetime, score: float) -> RecallItem:
+    r = row  # a sqlean.Row
+    return RecallItem(
+        id=int(r["id"]),  # type: ignore[index]
+        kind=r["kind"],  # type: ignore[index]
+        text=r["text"],  # type: ignore[index]
+        scope=r["scope"],  # type: ignore[index]
+        incident_id=r["incident_id"],  # type: ignore[index]
+        channel_id=r["channel_id"],  # type: ignore[index]
+        author_subject_id=r["owner_subject_id"],  # type: ignore[index]
+        created_at=created,
+        permalink=r["permalink"],  # type: ignore[index]
+        score=score,
+    )
