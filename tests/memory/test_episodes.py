@@ -1,0 +1,189 @@
+"""Episodes: deterministic thread roll-ups, scoped reads and search, and the daily digest data."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from datetime import timedelta
+
+import pytest
+
+from memory.db import Database
+from memory.embedder import OnnxMiniLmEmbedder
+from memory.episodes import Episodes
+from memory.incidents import Incidents
+from memory.notes import Notes
+from memory.redaction import Redactor
+from memory.scopes import Requester, WriteContext
+from memory.subjects import Author, SlackIdentity
+from memory.threads import Threads
+from tests.fakes.ollama_server import FakeOllama
+
+ALICE = Author.of(SlackIdentity("T1", "UALICE"), "alice")
+BOB = Author.of(SlackIdentity("T1", "UBOB"), "bob")
+ROOT = "1764500000.000100"
+
+THREAD = [
+    (ALICE, ROOT, "p99 latency on checkout-api jumped to 2.4s after the 14:05 deploy"),
+    (
+        BOB,
+        "1764500060.000100",
+        "Looks like the root cause is connection pool exhaustion in pgbouncer.",
+    ),
+    (ALICE, "1764500120.000100", "Decided to roll back build 4812. I'll write the postmortem."),
+    (BOB, "1764500300.000100", "Rolled back; error rate back to normal. lol coffee time"),
+]
+
+
+@pytest.fixture(scope="module")
+def redactor() -> Redactor:
+    return Redactor()
+
+
+@pytest.fixture(scope="module")
+def embedder() -> OnnxMiniLmEmbedder:
+    return OnnxMiniLmEmbedder()
+
+
+def ctx(author: Author, channel: str = "CINC1", private: bool = False) -> WriteContext:
+    return WriteContext(author, "T1", channel, private, "channel")
+
+
+async def capture(
+    db: Database, redactor: Redactor, clock, channel: str = "CINC1", private: bool = False
+) -> None:
+    threads = Threads(db, redactor, clock)
+    for author, ts, text in THREAD:
+        await threads.capture(ctx(author, channel, private), ts=ts, thread_ts=ROOT, text=text)
+
+
+async def test_roll_up_extracts_first_report_cues_participants_and_span(
+    db: Database, redactor: Redactor, clock
+) -> None:
+    await capture(db, redactor, clock)
+    ep = await Episodes(db, None, clock).roll_up("T1", "CINC1", ROOT)
+    assert ep is not None
+    assert ep.title.startswith("p99 latency on checkout-api")
+    assert ep.sections["root_causes"] == [
+        "Looks like the root cause is connection pool exhaustion in pgbouncer."
+    ]
+    assert ep.sections["decisions"] == ["Decided to roll back build 4812."]
+    assert ep.sections["actions"] == ["I'll write the postmortem."]
+    assert ep.sections["mitigations"] == ["Rolled back; error rate back to normal."]
+    assert "coffee" not in ep.summary, "chatter without a cue stays out of the summary"
+    assert ep.participants == (ALICE.subject_id, BOB.subject_id)
+    assert ep.message_count == 4 and ep.ended_at - ep.started_at == timedelta(minutes=5)
+    assert ep.owner_subject_id == ALICE.subject_id
+
+
+async def test_roll_up_is_an_upsert_and_links_the_channel_incident(
+    db: Database, redactor: Redactor, clock
+) -> None:
+    incident = await Incidents(db, clock).open(
+        ctx(ALICE), title="checkout slow", channel_id="CINC1"
+    )
+    await capture(db, redactor, clock)
+    episodes = Episodes(db, None, clock)
+    first = await episodes.roll_up("T1", "CINC1", ROOT)
+    clock.advance(minutes=3)
+    second = await episodes.roll_up("T1", "CINC1", ROOT)
+    assert first is not None and second is not None
+    assert first.id == second.id and second.updated_at > first.updated_at
+    assert second.incident_id == incident.id
+    assert await db.scalar("SELECT count(*) FROM memory_episodes") == 1
+
+
+async def test_empty_thread_rolls_up_to_nothing(db: Database, clock) -> None:
+    assert await Episodes(db, None, clock).roll_up("T1", "CINC1", ROOT) is None
+
+
+async def test_private_channel_episode_is_only_found_inside_that_channel(
+    db: Database, redactor: Redactor, embedder: OnnxMiniLmEmbedder, clock
+) -> None:
+    await capture(db, redactor, clock, channel="CPRIV", private=True)
+    episodes = Episodes(db, embedder, clock)
+    await episodes.roll_up("T1", "CPRIV", ROOT)
+    inside = Requester(BOB.subject_id, "T1", channel_id="CPRIV")
+    outside = Requester(
+        ALICE.subject_id, "T1", channel_id="COTHER", member_channel_ids=frozenset({"CPRIV"})
+    )
+    assert [h.episode.channel_id for h in await episodes.search(inside, "pgbouncer pool")] == [
+        "CPRIV"
+    ]
+    assert await episodes.search(outside, "pgbouncer pool") == []
+    assert await episodes.search(outside, "database connections ran out") == []
+    assert len(await episodes.recent(inside)) == 1 and await episodes.recent(outside) == []
+
+
+async def test_search_finds_episode_by_meaning_with_an_embedder(
+    db: Database, redactor: Redactor, embedder: OnnxMiniLmEmbedder, clock
+) -> None:
+    await capture(db, redactor, clock)
+    episodes = Episodes(db, embedder, clock)
+    await episodes.roll_up("T1", "CINC1", ROOT)
+    member = Requester(BOB.subject_id, "T1", member_channel_ids=frozenset({"CINC1"}))
+    hits = await episodes.search(member, "slow responses after a release")
+    assert [h.episode.channel_id for h in hits] == ["CINC1"]
+    keyword_only = Episodes(db, None, clock)
+    assert await keyword_only.search(member, "slow responses after a release") == []
+
+
+async def test_digest_holds_public_incidents_episodes_and_decisions_only(
+    db: Database, redactor: Redactor, clock
+) -> None:
+    since = clock() - timedelta(hours=1)
+    incidents = Incidents(db, clock)
+    pub = await incidents.open(ctx(ALICE), title="checkout slow", channel_id="CINC1")
+    await incidents.open(ctx(ALICE, "CPRIV", True), title="hush hush", channel_id="CPRIV")
+    await incidents.set_status("T1", pub.id, "resolved")
+    await capture(db, redactor, clock)
+    await capture(db, redactor, clock, channel="CPRIV", private=True)
+    notes = Notes(db, redactor, None, clock=clock)
+    await notes.save(ctx(ALICE), "we decided to freeze deploys", kind="decision", incident=pub.id)
+    await notes.save(ctx(ALICE, "CPRIV", True), "private decision", kind="decision")
+    episodes = Episodes(db, None, clock)
+    await episodes.roll_up("T1", "CINC1", ROOT)
+    await episodes.roll_up("T1", "CPRIV", ROOT)
+    clock.advance(minutes=1)
+    digest = await episodes.digest("T1", since)
+    assert [i.id for i in digest.incidents_opened] == [pub.id]
+    assert [i.id for i in digest.incidents_resolved] == [pub.id]
+    assert [e.channel_id for e in digest.episodes] == ["CINC1"]
+    assert [(d.source, d.text) for d in digest.decisions] == [
+        ("episode", "Decided to roll back build 4812."),
+        ("note", "we decided to freeze deploys"),
+    ]
+    assert (await episodes.digest("T1", clock())).empty
+
+
+@pytest.fixture
+async def fake_ollama() -> AsyncIterator[tuple[FakeOllama, str]]:
+    fake = FakeOllama()
+    yield fake, await fake.start()
+    await fake.stop()
+
+
+def ollama_chat(base_url: str):
+    import aiohttp
+
+    async def chat(messages: list[dict[str, str]], format: dict) -> str:
+        body = {"model": "llama3.2", "messages": messages, "format": format, "stream": False}
+        async with aiohttp.ClientSession() as s, s.post(f"{base_url}/api/chat", json=body) as r:
+            return (await r.json())["message"]["content"]
+
+    return chat
+
+
+async def test_llm_summary_is_stored_redacted_and_invalid_output_is_dropped(
+    db: Database, redactor: Redactor, clock, fake_ollama: tuple[FakeOllama, str]
+) -> None:
+    fake, url = fake_ollama
+    await capture(db, redactor, clock)
+    episodes = Episodes(db, None, clock, redactor=redactor)
+    fake.reply = json.dumps({"summary": "Rolled back 4812; ask sre@example.com for details."})
+    ep = await episodes.roll_up("T1", "CINC1", ROOT, chat=ollama_chat(url))
+    assert ep is not None and ep.llm_summary is not None
+    assert "Rolled back 4812" in ep.llm_summary and "sre@example.com" not in ep.llm_summary
+    fake.reply = "Sure! Here is a summary: it was bad."
+    ep = await episodes.roll_up("T1", "CINC1", ROOT, chat=ollama_chat(url))
+    assert ep is not None and ep.llm_summary is None and ep.summary

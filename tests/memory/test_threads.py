@@ -1,0 +1,162 @@
+"""Captured thread messages (issue 5 item 4): redacted, once per message, edits and deletes."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from memory.db import Database
+from memory.episodes import Episodes
+from memory.errors import RedactionFailed
+from memory.redaction import Redactor
+from memory.scopes import Requester, WriteContext
+from memory.subjects import Author, SlackIdentity
+from memory.threads import NotChannelMemory, Threads
+
+ALICE = Author.of(SlackIdentity("T1", "UALICE"), "alice")
+BOB = Author.of(SlackIdentity("T1", "UBOB"), "bob")
+ROOT = "1700000000.000100"
+
+
+@pytest.fixture(scope="module")
+def redactor() -> Redactor:
+    return Redactor()
+
+
+@pytest.fixture
+def threads(db: Database, redactor: Redactor, clock) -> Threads:
+    return Threads(db, redactor, clock)
+
+
+def ctx(author: Author = ALICE, channel: str = "CINC1", private: bool = False) -> WriteContext:
+    return WriteContext(author, "T1", channel, private, "channel")
+
+
+async def fts_hits(db: Database, word: str) -> int:
+    return await db.scalar(
+        "SELECT count(*) FROM memory_thread_messages_fts WHERE memory_thread_messages_fts MATCH ?",
+        (word,),
+    )
+
+
+async def test_capture_redacts_before_storing(threads: Threads, db: Database) -> None:
+    msg = await threads.capture(
+        ctx(), ts=ROOT, thread_ts=None, text="checkout 500s, key AKIAIOSFODNN7EXAMPLE leaked?"
+    )
+    assert msg is not None and "AKIAIOSFODNN7EXAMPLE" not in msg.text
+    raw = await db.scalar("SELECT group_concat(text) FROM memory_thread_messages")
+    assert "AKIAIOSFODNN7EXAMPLE" not in raw
+    assert msg.thread_ts == ROOT, "a top-level message starts its own thread"
+    audit = await db.fetchone("SELECT action, findings FROM memory_audit")
+    assert audit["action"] == "message.capture" and "AKIA" not in audit["findings"]
+
+
+async def test_double_delivery_stores_once(threads: Threads, db: Database) -> None:
+    first = await threads.capture(ctx(), ts=ROOT, thread_ts=None, text="db is down")
+    again = await threads.capture(ctx(), ts=ROOT, thread_ts=None, text="db is down")
+    assert first == again
+    assert await db.scalar("SELECT count(*) FROM memory_thread_messages") == 1
+    assert await fts_hits(db, "down") == 1
+
+
+async def test_edit_re_redacts_and_replaces_in_keyword_index(
+    threads: Threads, db: Database
+) -> None:
+    await threads.capture(ctx(), ts=ROOT, thread_ts=None, text="restart the poolers")
+    assert await threads.edit("T1", "CINC1", ROOT, "drain pgbouncer, mail ops@example.com")
+    [msg] = await threads.messages("T1", "CINC1", ROOT)
+    assert "ops@example.com" not in msg.text and "pgbouncer" in msg.text
+    assert msg.edited_at is not None
+    assert await fts_hits(db, "poolers") == 0 and await fts_hits(db, "pgbouncer") == 1
+
+
+async def test_edit_of_unknown_message_changes_nothing(threads: Threads) -> None:
+    assert not await threads.edit("T1", "CINC1", "1.0", "hello")
+
+
+async def test_delete_removes_message_fts_and_episode(
+    threads: Threads, db: Database, clock
+) -> None:
+    await threads.capture(ctx(), ts=ROOT, thread_ts=None, text="payments API erroring")
+    await threads.capture(
+        ctx(BOB), ts="1700000060.000100", thread_ts=ROOT, text="Root cause: expired cert on lb-7"
+    )
+    episode = await Episodes(db, None, clock).roll_up("T1", "CINC1", ROOT)
+    assert episode is not None and "lb-7" in episode.summary
+    assert await threads.delete("T1", "CINC1", "1700000060.000100")
+    assert [m.text for m in await threads.messages("T1", "CINC1", ROOT)] == [
+        "payments API erroring"
+    ]
+    assert await fts_hits(db, "cert") == 0
+    assert (
+        await db.scalar(
+            "SELECT count(*) FROM memory_episodes_fts WHERE memory_episodes_fts MATCH 'cert'"
+        )
+        == 0
+    )
+    assert not await threads.delete("T1", "CINC1", "1700000060.000100")
+
+
+async def test_private_channel_messages_are_not_visible_elsewhere(threads: Threads) -> None:
+    await threads.capture(
+        ctx(channel="CPRIV", private=True), ts=ROOT, thread_ts=None, text="secret plan"
+    )
+    inside = Requester(BOB.subject_id, "T1", channel_id="CPRIV")
+    elsewhere = Requester(
+        BOB.subject_id, "T1", channel_id="CPUB", member_channel_ids=frozenset({"CPRIV"})
+    )
+    dm = Requester(ALICE.subject_id, "T1", channel_id=None)
+    assert len(await threads.visible_messages(inside, channel_id="CPRIV", thread_ts=ROOT)) == 1
+    assert await threads.visible_messages(elsewhere, channel_id="CPRIV", thread_ts=ROOT) == []
+    assert await threads.visible_messages(dm, channel_id="CPRIV", thread_ts=ROOT) == []
+
+
+async def test_public_channel_messages_are_visible_to_members(threads: Threads) -> None:
+    await threads.capture(ctx(), ts=ROOT, thread_ts=None, text="public note")
+    member = Requester(
+        BOB.subject_id, "T1", channel_id=None, member_channel_ids=frozenset({"CINC1"})
+    )
+    stranger = Requester(BOB.subject_id, "T1", channel_id=None)
+    assert len(await threads.visible_messages(member, channel_id="CINC1", thread_ts=ROOT)) == 1
+    assert await threads.visible_messages(stranger, channel_id="CINC1", thread_ts=ROOT) == []
+
+
+class _BrokenRedactor(Redactor):
+    async def redact(self, text: str):  # stands in for Presidio crashing mid-check
+        raise RedactionFailed()
+
+
+async def test_redactor_failure_captures_nothing(db: Database, clock) -> None:
+    broken = Threads(db, _BrokenRedactor(), clock)
+    with pytest.raises(RedactionFailed):
+        await broken.capture(ctx(), ts=ROOT, thread_ts=None, text="hello")
+    assert await db.scalar("SELECT count(*) FROM memory_thread_messages") == 0
+
+
+async def test_user_scope_capture_is_refused(threads: Threads) -> None:
+    with pytest.raises(NotChannelMemory):
+        await threads.capture(
+            WriteContext(ALICE, "T1", "CINC1", False, "user"), ts=ROOT, thread_ts=None, text="x"
+        )
+
+
+async def test_empty_message_is_not_stored(threads: Threads, db: Database) -> None:
+    assert await threads.capture(ctx(), ts=ROOT, thread_ts=None, text="  ") is None
+    assert await db.scalar("SELECT count(*) FROM memory_thread_messages") == 0
+
+
+async def test_pending_threads_lists_changed_threads_until_rolled_up(
+    threads: Threads, db: Database, clock
+) -> None:
+    start = clock()
+    await threads.capture(ctx(), ts=ROOT, thread_ts=None, text="disk full on kafka-3")
+    clock.advance(minutes=1)
+    [pending] = await threads.pending_threads(start - timedelta(seconds=1))
+    assert (pending.channel_id, pending.thread_ts) == ("CINC1", ROOT)
+    await Episodes(db, None, clock).roll_up("T1", "CINC1", ROOT)
+    assert await threads.pending_threads(start - timedelta(seconds=1)) == []
+    clock.advance(minutes=1)
+    await threads.capture(ctx(BOB), ts="1700000100.000100", thread_ts=ROOT, text="expanded volume")
+    assert len(await threads.pending_threads(start)) == 1
+    assert await threads.pending_threads(clock()) == []
