@@ -1,0 +1,102 @@
+"""Runbook index build time and warm search latency on a ~400-runbook corpus.
+
+Combines the shared prometheus-operator (108) and openshift (272) runbook sets into one temporary
+corpus (symlink-free copies under a temp dir, never in the project); skips cleanly if absent.
+Usage: python bench/knowledge.py [--data DIR] [--queries N]
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+# ruff: noqa: E402  # imports must follow the sys.path fix below
+# Run as a script, this folder is sys.path[0] and bench/knowledge.py would shadow the package.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).parent.resolve()]
+
+import argparse
+import asyncio
+import json
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from knowledge.search import Knowledge
+from memory.db import Database
+from memory.embedder import OnnxMiniLmEmbedder
+
+DEFAULT_DATA = Path("/work/shared/data/runbooks")
+
+
+def _combine(data: Path, into: Path) -> int:
+    count = 0
+    for sub in ("prometheus-operator", "openshift"):
+        src = data / sub
+        if src.is_dir():
+            shutil.copytree(src, into / sub, ignore=shutil.ignore_patterns("*.json", "LICENSE"))
+            count += len(list((into / sub).glob("*.md")))
+    return count
+
+
+def _queries(data: Path, limit: int) -> list[str]:
+    out: list[str] = []
+    for name in ("queries-alerts.jsonl", "queries-openshift-alerts.jsonl"):
+        path = data / name
+        if path.is_file():
+            out += [json.loads(line)["query"] for line in path.read_text().splitlines() if line]
+    return out[:limit]
+
+
+async def main(data: Path, n_queries: int) -> int:
+    if not (data / "prometheus-operator").is_dir():
+        print(f"skip: {data} has no runbook corpora")
+        return 0
+    with tempfile.TemporaryDirectory(prefix="opsmemory-bench-") as tmp:
+        root = Path(tmp)
+        n_runbooks = _combine(data, root / "corpus")
+        db = await Database.open(root / "bench.db")
+        # Duplicate stems across the two sets (e.g. alertmanager-failed-reload) are a documented
+        # DuplicateRunbook error, so the bench keeps the openshift copy under a subfolder prefix.
+        for dup in (root / "corpus" / "openshift").glob("*.md"):
+            if (root / "corpus" / "prometheus-operator" / dup.name).exists():
+                dup.rename(dup.with_name(f"openshift-{dup.name}"))
+        embedder = OnnxMiniLmEmbedder()
+        await embedder.warm_up()
+        knowledge = Knowledge(db, root / "corpus", embedder)
+        t0 = time.perf_counter()
+        gen = await knowledge.ensure_index()
+        build_s = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        await Knowledge(db, root / "corpus", embedder).ensure_index()
+        reuse_ms = (time.perf_counter() - t0) * 1000
+        print(f"runbooks={n_runbooks} indexed={gen.runbook_count} chunks={gen.chunk_count}")
+        print(
+            f"full index build: {build_s:.1f} s (embedding included); reuse check: {reuse_ms:.0f} ms"
+        )
+        queries = _queries(data, n_queries)
+        for mode in ("keyword", "semantic", "hybrid"):
+            await knowledge.search(queries[0], mode=mode)  # warm caches
+            times = []
+            for q in queries:
+                t0 = time.perf_counter()
+                await knowledge.search(q, mode=mode)
+                times.append((time.perf_counter() - t0) * 1000)
+            times.sort()
+            p95 = times[int(0.95 * (len(times) - 1))]
+            print(
+                f"search {mode:8s} n={len(times)} p50={statistics.median(times):.1f} ms"
+                f" p95={p95:.1f} ms max={times[-1]:.1f} ms"
+            )
+        await db.close()
+    return 0
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--queries", type=int, default=200)
+    ns = parser.parse_args()
+    sys.exit(asyncio.run(main(ns.data, ns.queries)))

@@ -1,0 +1,294 @@
+"""Runbook search: keyword (FTS5 BM25F), semantic (sqlite-vec) and hybrid, cited to the section.
+
+Retrieved runbook text is data, never instructions: results are bounded in count (limit <= 10,
+at most MAX_SECTIONS sections each) and size (snippets of at most SNIPPET_CHARS), and each carries
+slug, anchor and content hash so a reader can check exactly what was cited.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from knowledge._fts import match_expression, query_terms
+from knowledge._profile import Profile, QueryProfile, idf_table, overlap, profile
+from knowledge.chunking import chunk_runbook
+from knowledge.corpus import Corpus, normalise_slug
+from knowledge.errors import IndexBuildFailed, InvalidQuery
+from knowledge.fusion import Candidate, FusionConfig, Mode, confidence, confidence_features, fuse
+from knowledge.index import Generation, RunbookIndex, provenance_for, vec_table
+from knowledge.index_text import humanise
+from memory.db import Database
+from memory.embedder import Embedder
+from memory.errors import EmbeddingUnavailable, InvalidLimit
+
+log = logging.getLogger(__name__)
+
+MAX_LIMIT = 10
+MAX_QUERY_CHARS = 4_000
+MAX_SECTIONS = 3
+SNIPPET_CHARS = 300
+KEYWORD_DEPTH = 60  # candidate rows read from each keyword index
+VECTOR_DEPTH = 60  # nearest chunks read from the vector index
+#: BM25F column weights (title, headings, body): title and headings outweigh body text.
+DOC_WEIGHTS = (4.0, 2.0, 1.0)
+CHUNK_WEIGHTS = (2.0, 2.0, 1.0)
+
+
+@dataclass(frozen=True)
+class Section:
+    heading_path: tuple[str, ...]
+    anchor: str
+    text: str
+    content_hash: str
+
+
+@dataclass(frozen=True)
+class Runbook:
+    slug: str
+    title: str
+    sections: list[Section]
+
+
+@dataclass(frozen=True)
+class SectionHit:
+    heading: str
+    anchor: str
+    content_hash: str
+    snippet: str
+    url: str | None
+
+
+@dataclass(frozen=True)
+class RunbookHit:
+    slug: str
+    title: str
+    score: float
+    sections: list[SectionHit]
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    hits: list[RunbookHit]
+    abstained: bool
+    confidence: float
+    mode: str
+
+
+class Knowledge:
+    """The runbook corpus plus its index, searched from one database."""
+
+    def __init__(
+        self,
+        db: Database,
+        corpus: Corpus | Path,
+        embedder: Embedder | None,
+        *,
+        runbooks_url: str | None = None,
+        config: FusionConfig | None = None,
+    ) -> None:
+        self._db = db
+        self._root = corpus.root if isinstance(corpus, Corpus) else corpus
+        self._embedder = embedder
+        self._url = runbooks_url.rstrip("/") if runbooks_url else None
+        self._config = config or FusionConfig()
+        self._index = RunbookIndex(db)
+        self._lock = asyncio.Lock()
+        self._corpus: Corpus | None = corpus if isinstance(corpus, Corpus) else None
+        self._generation: Generation | None = None
+        self._profiles: dict[str, Profile] = {}
+        self._idf: dict[str, float] = {}
+
+    @property
+    def config(self) -> FusionConfig:
+        return self._config
+
+    @property
+    def generation(self) -> Generation | None:
+        return self._generation
+
+    async def corpus(self) -> Corpus:
+        if self._corpus is None:
+            self._corpus = await asyncio.to_thread(Corpus.load, self._root)
+        return self._corpus
+
+    async def ensure_index(self, *, reload: bool = False) -> Generation:
+        """Make the current generation match corpus + embedder; concurrent callers share one build."""
+        async with self._lock:
+            if reload:
+                self._corpus = None
+            corpus = await self.corpus()
+            if self._embedder is not None:
+                try:
+                    await self._embedder.warm_up()
+                except EmbeddingUnavailable:
+                    log.warning("runbook_search_keyword_fallback", extra={"reason": "embedder"})
+            if not self._profiles or reload:
+                self._profiles, self._idf = await asyncio.to_thread(_profiles, corpus)
+            wanted = provenance_for(corpus, self._embedder_if_ready())
+            current = await self._index.current()
+            if current is not None and current.provenance == wanted:
+                self._generation = current
+                return current
+            try:
+                self._generation = await self._index.build(corpus, self._embedder_if_ready())
+            except IndexBuildFailed:
+                log.warning("runbook_index_build_failed")
+                raise
+            return self._generation
+
+    def _embedder_if_ready(self) -> Embedder | None:
+        if self._embedder is None:
+            return None
+        try:
+            self._embedder.dim  # noqa: B018  # Ollama learns dim on warm-up; unknown means down
+        except RuntimeError:
+            return None
+        return self._embedder
+
+    async def get_runbook(self, slug: str) -> Runbook:
+        """Title and sections of one runbook; InvalidSlug / UnknownRunbook otherwise."""
+        key = normalise_slug(slug)  # rejected before any filesystem access
+        corpus = await self.corpus()
+        f = corpus.get(key)
+        rb = chunk_runbook(f.slug, f.text)
+        sections = [Section(c.heading_path, c.anchor, c.text, c.content_hash) for c in rb.chunks]
+        return Runbook(slug=rb.slug, title=rb.title, sections=sections)
+
+    async def search(self, query: str, *, limit: int = 3, mode: Mode | None = None) -> SearchResult:
+        """The best runbooks for `query`, each with its best sections, or an abstention."""
+        if isinstance(limit, bool) or not 1 <= limit <= MAX_LIMIT:
+            raise InvalidLimit(got=int(limit), cap=MAX_LIMIT)
+        text = query.strip()
+        if not text or len(text) > MAX_QUERY_CHARS:
+            raise InvalidQuery(length=len(text), limit=MAX_QUERY_CHARS)
+        gen = self._generation or await self.ensure_index()
+        ranked, used, _n_terms = await self.rank(text, mode or "hybrid", gen)
+        conf = confidence(confidence_features(ranked), self._config)
+        if not ranked or conf < self._config.abstain_below:
+            return SearchResult(hits=[], abstained=True, confidence=conf, mode=used)
+        hits = [await self._hit(score, cand) for score, cand in ranked[:limit]]
+        return SearchResult(hits=hits, abstained=False, confidence=conf, mode=used)
+
+    async def rank(
+        self, text: str, mode: Mode, gen: Generation
+    ) -> tuple[list[tuple[float, Candidate]], Mode, int]:
+        """(fused ranking, mode actually used, number of query terms); exposed for evaluation."""
+        terms = query_terms(text)
+        cands: dict[int, Candidate] = {}
+        used: Mode = mode
+        if mode != "keyword":
+            if gen.semantic and self._embedder is not None:
+                try:
+                    await self._semantic(text, gen, cands)
+                except EmbeddingUnavailable:
+                    log.warning("runbook_search_keyword_fallback", extra={"reason": "embedder"})
+                    used = "keyword"
+            else:
+                log.warning("runbook_search_keyword_fallback", extra={"reason": "no vectors"})
+                used = "keyword"
+        if used != "semantic" and terms:
+            await self._keyword(terms, cands)
+            qp = QueryProfile.of(text)
+            for cand in cands.values():
+                prof = self._profiles.get(cand.slug)
+                if prof is not None:
+                    cand.title_cov, cand.query_cov, cand.pair_cov = overlap(qp, prof, self._idf)
+        return fuse(list(cands.values()), self._config, used), used, len(terms)
+
+    async def _keyword(self, terms: list[str], cands: dict[int, Candidate]) -> None:
+        expr = match_expression(terms)
+        rows = await self._db.fetchall(
+            "SELECT r.id, r.slug, r.title, -bm25(knowledge_doc_fts, ?, ?, ?) AS s"
+            " FROM knowledge_doc_fts JOIN knowledge_runbooks r ON r.id = knowledge_doc_fts.rowid"
+            " WHERE knowledge_doc_fts MATCH ? ORDER BY s DESC LIMIT ?",
+            (*DOC_WEIGHTS, expr, KEYWORD_DEPTH),
+        )
+        for rid, slug, title, score in rows:
+            cands.setdefault(rid, Candidate(rid, slug, title)).kw_doc = score
+        rows = await self._db.fetchall(
+            "SELECT c.id, r.id, r.slug, r.title, -bm25(knowledge_chunk_fts, ?, ?, ?) AS s"
+            " FROM knowledge_chunk_fts JOIN knowledge_chunks c ON c.id = knowledge_chunk_fts.rowid"
+            " JOIN knowledge_runbooks r ON r.id = c.runbook_id"
+            " WHERE knowledge_chunk_fts MATCH ? ORDER BY s DESC LIMIT ?",
+            (*CHUNK_WEIGHTS, expr, KEYWORD_DEPTH * 2),
+        )
+        for cid, rid, slug, title, score in rows:
+            cand = cands.setdefault(rid, Candidate(rid, slug, title))
+            cand.kw_chunk = max(cand.kw_chunk, score)
+            cand.chunk_kw[cid] = score
+
+    async def _semantic(self, text: str, gen: Generation, cands: dict[int, Candidate]) -> None:
+        assert self._embedder is not None and gen.provenance.dim is not None  # checked by caller
+        if self._embedder.digest != gen.provenance.embedder_digest:
+            raise EmbeddingUnavailable("The index was built with another embedder.")
+        qvec = (await self._embedder.embed([humanise(text)]))[0].astype(np.float32).tobytes()
+        dim = gen.provenance.dim
+        rows = await self._db.fetchall(
+            f"SELECT v.rowid, c.runbook_id, r.slug, r.title, 1.0 - v.distance"
+            f" FROM {vec_table(dim, 'chunk')} v JOIN knowledge_chunks c ON c.id = v.rowid"
+            " JOIN knowledge_runbooks r ON r.id = c.runbook_id"
+            " WHERE v.embedding MATCH ? AND k = ?",
+            (qvec, VECTOR_DEPTH),
+        )
+        for cid, rid, slug, title, cos in rows:
+            cand = cands.setdefault(rid, Candidate(rid, slug, title))
+            cand.sem_chunk = max(cand.sem_chunk, cos)
+            cand.chunk_sem[cid] = cos
+        rows = await self._db.fetchall(
+            f"SELECT v.rowid, r.slug, r.title, 1.0 - v.distance"
+            f" FROM {vec_table(dim, 'doc')} v JOIN knowledge_runbooks r ON r.id = v.rowid"
+            " WHERE v.embedding MATCH ? AND k = ?",
+            (qvec, VECTOR_DEPTH // 2),
+        )
+        for rid, slug, title, cos in rows:
+            cands.setdefault(rid, Candidate(rid, slug, title)).sem_doc = cos
+
+    async def _hit(self, score: float, cand: Candidate) -> RunbookHit:
+        """One runbook hit with its best sections (keyword and semantic evidence combined)."""
+        kmax = max(cand.chunk_kw.values(), default=0.0) or 1.0
+        best: dict[int, float] = {}
+        for cid, s in cand.chunk_kw.items():
+            best[cid] = best.get(cid, 0.0) + s / kmax
+        for cid, s in cand.chunk_sem.items():
+            best[cid] = best.get(cid, 0.0) + s
+        ids = sorted(best, key=lambda c: (-best[c], c))[:MAX_SECTIONS]
+        if not ids:
+            first = await self._db.fetchone(
+                "SELECT id FROM knowledge_chunks WHERE runbook_id = ? ORDER BY ordinal LIMIT 1",
+                (cand.runbook_id,),
+            )
+            ids = [first[0]] if first else []
+        sections = [await self._section(cid, cand.slug) for cid in ids]
+        return RunbookHit(
+            slug=cand.slug, title=cand.title, score=round(score, 4), sections=sections
+        )
+
+    async def _section(self, chunk_id: int, slug: str) -> SectionHit:
+        row = await self._db.fetchone(
+            "SELECT heading_path, anchor, content_hash, text FROM knowledge_chunks WHERE id = ?",
+            (chunk_id,),
+        )
+        assert row is not None  # ids come from the current generation
+        path = tuple(json.loads(row[0]))
+        snippet = " ".join(row[3].split())
+        if len(snippet) > SNIPPET_CHARS:
+            snippet = snippet[: SNIPPET_CHARS - 1] + "…"
+        url = None
+        if self._url:
+            url = f"{self._url}/{slug}.md" + (f"#{row[1]}" if row[1] else "")
+        heading = path[-1] if path else "Overview"
+        return SectionHit(
+            heading=heading, anchor=row[1], content_hash=row[2], snippet=snippet, url=url
+        )
+
+
+def _profiles(corpus: Corpus) -> tuple[dict[str, Profile], dict[str, float]]:
+    """Term profiles of every runbook and the corpus idf table (CPU work, run in a thread)."""
+    profiles = {f.slug: profile(chunk_runbook(f.slug, f.text)) for f in corpus.files.values()}
+    return profiles, idf_table(profiles.values())
