@@ -1,0 +1,290 @@
+"""Builds everything the bot needs from Settings: database, domain objects, the Bolt AsyncApp
+(with exactly-once middleware and the one global error handler) and the runtime around it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import aiohttp
+from slack_bolt.async_app import AsyncApp
+from slack_bolt.response import BoltResponse
+from slack_sdk.http_retry.builtin_async_handlers import (
+    AsyncConnectionErrorRetryHandler,
+    AsyncRateLimitErrorRetryHandler,
+)
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot import messages
+from bot.answering import Answering
+from bot.approvals import Approvals
+from bot.dedupe import Dedupe
+from bot.directory import ChannelDirectory, user_directory
+from bot.feedback import Feedback
+from bot.listeners.commands import UsageError
+from bot.metrics import Metrics
+from bot.pacing import ChannelPacer
+from bot.settings import Settings
+from memory.clock import Clock, utc_now
+from memory.errors import OpsmemoryError
+
+if TYPE_CHECKING:
+    from bot.llm import Generator
+    from bot.runtime import Runtime
+    from knowledge.search import Knowledge
+    from memory.controls import Controls
+    from memory.db import Database
+    from memory.episodes import Episodes
+    from memory.incidents import Incidents
+    from memory.notes import Notes
+    from memory.profiles import Profiles
+    from memory.recall import Recall
+    from memory.redaction import Redactor
+    from memory.subjects import UserDirectory
+    from memory.threads import Threads
+    from skills.loader import SkillIndex
+
+log = logging.getLogger("opsmemory.bot")
+
+
+@dataclass(frozen=True)
+class Deps:
+    """Everything a listener may use; built once by `build_app`, passed to every `register`."""
+
+    settings: Settings
+    db: Database
+    clock: Clock
+    metrics: Metrics
+    dedupe: Dedupe
+    pacer: ChannelPacer
+    users: UserDirectory
+    channels: ChannelDirectory
+    redactor: Redactor
+    incidents: Incidents
+    notes: Notes
+    recall: Recall
+    profiles: Profiles
+    threads: Threads
+    episodes: Episodes
+    controls: Controls
+    knowledge: Knowledge | None
+    skills: SkillIndex | None
+    answering: Answering
+    generator: Generator | None
+    approvals: Approvals
+    feedback: Feedback
+
+
+def _trace(metrics: Metrics) -> aiohttp.TraceConfig:
+    """Counts and times every Slack Web API call by method name (no bodies, no tokens)."""
+    trace = aiohttp.TraceConfig()
+
+    async def start(_s: Any, ctx: Any, params: Any) -> None:
+        ctx.started = time.perf_counter()
+
+    async def end(_s: Any, ctx: Any, params: Any) -> None:
+        method = params.url.path.rsplit("/", 1)[-1]
+        outcome = "ok" if params.response.status == 200 else str(params.response.status)
+        metrics.slack_calls.inc(method, outcome)
+        metrics.slack_latency.observe(time.perf_counter() - ctx.started, method)
+
+    trace.on_request_start.append(start)
+    trace.on_request_end.append(end)
+    return trace
+
+
+async def build_app(settings: Settings, *, clock: Clock = utc_now) -> Runtime:
+    """Open the database, build the domain and the Bolt app; nothing is served yet."""
+    from bot.listeners import actions, commands, home, mentions, shortcuts
+    from bot.listeners import messages as message_events
+    from bot.runtime import Runtime
+
+    metrics = Metrics()
+    session = aiohttp.ClientSession(trace_configs=[_trace(metrics)])
+    token = settings.slack_bot_token.get_secret_value() if settings.slack_bot_token else None
+    client = AsyncWebClient(
+        token=token,
+        base_url=settings.slack_api_base,
+        session=session,
+        timeout=10,
+        retry_handlers=[
+            AsyncConnectionErrorRetryHandler(),
+            AsyncRateLimitErrorRetryHandler(max_retry_count=3),
+        ],
+    )
+    secret = settings.slack_signing_secret
+    app = AsyncApp(
+        client=client,
+        # Socket Mode needs no signing secret. A random one per process keeps Bolt's verifier on
+        # and makes an HTTP request impossible to forge, should one ever reach the app.
+        signing_secret=secret.get_secret_value() if secret else secrets.token_hex(32),
+        request_verification_enabled=True,
+        process_before_response=False,
+        logger=logging.getLogger("opsmemory.bolt"),
+    )
+    deps = await _build_deps(settings, client, metrics, clock)
+    _install_exactly_once(app, deps)
+    _install_error_handler(app, deps)
+    for module in (mentions, message_events, commands, actions, shortcuts, home):
+        module.register(app, deps)
+    return Runtime(settings=settings, app=app, deps=deps, session=session)
+
+
+async def _build_deps(
+    settings: Settings, client: AsyncWebClient, metrics: Metrics, clock: Clock
+) -> Deps:
+    import knowledge
+    import skills as skills_pkg
+    from bot.cli.redact_cmd import redaction_policy
+    from bot.llm import Generator, OllamaChat, TokenLedger
+    from knowledge.search import Knowledge
+    from memory._query_cache import QueryCachingEmbedder
+    from memory.controls import Controls
+    from memory.db import Database
+    from memory.embedder import build_embedder
+    from memory.episodes import Episodes
+    from memory.incidents import Incidents
+    from memory.notes import NotePolicy, Notes
+    from memory.profiles import Profiles
+    from memory.recall import Recall, RecallConfig
+    from memory.redaction import Redactor
+    from memory.threads import Threads
+    from skills.loader import SkillIndex
+
+    db = await Database.open(settings.database_path)
+    embedder = build_embedder(
+        settings.embedder,
+        ollama_host=settings.ollama_host,
+        ollama_model=settings.ollama_embed_model,
+        timeout_s=settings.ollama_timeout_s,
+    )
+    if embedder is not None:
+        embedder = QueryCachingEmbedder(embedder)
+    redactor = Redactor(redaction_policy(settings))
+    recall = Recall(
+        db, embedder, RecallConfig(half_life_hours=settings.recall_half_life_hours), clock
+    )
+    profiles = Profiles(db, redactor, embedder, clock)
+    runbooks = settings.runbooks_dir or Path(knowledge.__file__).parent / "runbooks"
+    know = Knowledge(db, runbooks, embedder, runbooks_url=settings.runbooks_url)
+    skills_root = settings.skills_dir or Path(skills_pkg.__file__).parent
+    skill_index = await asyncio.to_thread(SkillIndex.load, skills_root)
+    episodes = Episodes(db, embedder, clock, redactor=redactor)
+    generator = None
+    if settings.ollama_host:
+        chat = OllamaChat(
+            host=settings.ollama_host,
+            model=settings.ollama_chat_model,
+            timeout_s=settings.ollama_timeout_s,
+        )
+        generator = Generator(chat, TokenLedger(db, cap=settings.thread_token_cap, clock=clock))
+    home_team = None  # learned from auth.test at start-up (Runtime.start)
+    return Deps(
+        settings=settings,
+        db=db,
+        clock=clock,
+        metrics=metrics,
+        dedupe=Dedupe(db, clock),
+        pacer=ChannelPacer(),
+        channels=ChannelDirectory(client, ttl_s=300, clock=clock),
+        users=user_directory(
+            client, home_team_id=home_team, ttl_s=settings.users_cache_ttl_s, clock=clock
+        ),
+        redactor=redactor,
+        incidents=Incidents(db, clock, channel_pattern=settings.incident_channel_pattern),
+        notes=Notes(db, redactor, embedder, NotePolicy(max_chars=settings.note_max_chars), clock),
+        recall=recall,
+        profiles=profiles,
+        threads=Threads(db, redactor, clock),
+        episodes=episodes,
+        controls=Controls(db, clock, episodes=episodes),
+        knowledge=know,
+        skills=skill_index,
+        answering=Answering(
+            recall=recall, knowledge=know, skills=skill_index, profiles=profiles, episodes=episodes
+        ),
+        generator=generator,
+        approvals=Approvals(db, settings.approver_ids, clock),
+        feedback=Feedback(db, clock),
+    )
+
+
+def _install_exactly_once(app: AsyncApp, deps: Deps) -> None:
+    """Drop Events API retries (same event_id) before any listener runs; ack them with 200."""
+
+    @app.middleware
+    async def exactly_once(body: dict[str, Any], context: Any, next: Any) -> BoltResponse | None:
+        kind = _request_kind(body)
+        event_id = body.get("event_id")
+        if event_id and not await deps.dedupe.claim_event(str(event_id)):
+            deps.metrics.events.inc(kind, "duplicate")
+            log.info("event_duplicate", extra={"event_id": event_id, "kind": kind})
+            return BoltResponse(status=200, body="")
+        deps.metrics.events.inc(kind, "accepted")
+        if kind in _ACK_FIRST:
+            # Bolt (1.30) resets the ack when a listener fails within ~10 ms of acking, then
+            # answers 404 after 3 s. Acking here, before the listener starts, makes the 200 stick;
+            # the listener's own `await ack()` is then a harmless repeat.
+            await context.ack()
+        await next()
+        return None
+
+
+_ACK_FIRST = frozenset({"command", "block_actions", "message_action", "shortcut"})
+
+
+def _request_kind(body: dict[str, Any]) -> str:
+    if body.get("type") == "event_callback":
+        return str(body.get("event", {}).get("type", "event"))
+    if "command" in body:
+        return "command"
+    return str(body.get("type", "unknown"))
+
+
+def _install_error_handler(app: AsyncApp, deps: Deps) -> None:
+    """OpsmemoryError → its sentence; anything else → a reference, ephemeral to the causer."""
+
+    @app.error
+    async def on_error(
+        error: Exception, body: dict[str, Any], context: Any, respond: Any = None
+    ) -> None:
+        if isinstance(error, OpsmemoryError):
+            text = str(error)
+            if isinstance(error, UsageError):
+                text = f"{text}\n{messages.USAGE}"
+            deps.metrics.errors.inc(type(error).__name__)
+        else:
+            ref = secrets.token_hex(2)
+            text = messages.internal_error(ref)
+            deps.metrics.errors.inc("internal")
+            log.error(
+                "listener_failed",
+                extra={
+                    "ref": ref,
+                    "error_type": type(error).__name__,
+                    "kind": _request_kind(body),
+                    "team": context.team_id,
+                    "channel": context.channel_id,
+                    "user": context.user_id,
+                    "event_id": body.get("event_id"),
+                },
+            )
+        await _tell(context, respond, text)
+
+
+async def _tell(context: Any, respond: Any, text: str) -> None:
+    """Say `text` only to the person who caused it."""
+    if respond is not None and context.get("response_url"):
+        await respond(text=text, response_type="ephemeral", replace_original=False)
+    elif context.channel_id and context.user_id and not str(context.channel_id).startswith("D"):
+        await context.client.chat_postEphemeral(
+            channel=context.channel_id, user=context.user_id, text=text
+        )
+    elif context.user_id:
+        await context.client.chat_postMessage(channel=context.user_id, text=text)

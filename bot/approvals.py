@@ -1,0 +1,89 @@
+"""Approval requests for production-changing actions (rollback, scale out, restart).
+
+A request is only ever created by a person clicking a proposal button, and only a subject whose
+Slack user id is in OPSMEMORY_APPROVERS can approve it. Nothing here reads retrieved text, so a
+runbook or note can never approve or run anything.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from memory.clock import Clock, iso, utc_now
+from memory.errors import NotFound, PermissionDenied
+
+if TYPE_CHECKING:
+    from memory.db import Database
+
+ACTIONS = ("rollback", "scale_out", "restart")
+Status = Literal["pending", "approved", "rejected"]
+
+
+class NotAnApprover(PermissionDenied):
+    def __init__(self) -> None:
+        from bot import messages
+
+        super().__init__(messages.APPROVAL_REFUSED)
+
+
+class UnknownApproval(NotFound):
+    def __init__(self) -> None:
+        super().__init__("That approval request no longer exists; propose the action again.")
+
+
+@dataclass(frozen=True)
+class Approval:
+    id: int
+    team_id: str
+    channel_id: str
+    action: str
+    requested_by: str
+    status: Status
+    decided_by: str | None
+
+
+class Approvals:
+    def __init__(self, db: Database, approver_ids: frozenset[str], clock: Clock = utc_now):
+        self._db, self._approvers, self._clock = db, approver_ids, clock
+
+    def may_approve(self, user_id: str) -> bool:
+        return user_id in self._approvers
+
+    async def request(
+        self, *, team_id: str, channel_id: str, action: str, requested_by: str
+    ) -> Approval:
+        if action not in ACTIONS:
+            raise UnknownApproval()
+        async with self._db.transaction() as tx:
+            rowid = await tx.execute(
+                """INSERT INTO bot_approvals (team_id, channel_id, action, requested_by,
+                                              created_at) VALUES (?, ?, ?, ?, ?)""",
+                (team_id, channel_id, action, requested_by, iso(self._clock())),
+            )
+        return Approval(rowid, team_id, channel_id, action, requested_by, "pending", None)
+
+    async def decide(
+        self, approval_id: int, *, user_id: str, subject_id: str, approve: bool
+    ) -> tuple[Approval, bool]:
+        """Approve or reject (True when this call decided it); refuses non-approvers."""
+        if not self.may_approve(user_id):
+            raise NotAnApprover()
+        status = "approved" if approve else "rejected"
+        async with self._db.transaction() as tx:
+            changed = await tx.execute_rowcount(
+                """UPDATE bot_approvals SET status = ?, decided_by = ?, decided_at = ?
+                   WHERE id = ? AND status = 'pending'""",
+                (status, subject_id, iso(self._clock()), approval_id),
+            )
+        return await self.get(approval_id), changed == 1
+
+    async def get(self, approval_id: int) -> Approval:
+        row = await self._db.fetchone(
+            """SELECT id, team_id, channel_id, action, requested_by, status, decided_by
+               FROM bot_approvals WHERE id = ?""",
+            (approval_id,),
+        )
+        if row is None:
+            raise UnknownApproval()
+        return Approval(*row)

@@ -1,0 +1,56 @@
+"""`opsmemory run`: serve the bot (Socket Mode when SLACK_APP_TOKEN is set, else HTTP mode)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+
+from bot import messages
+from bot.settings import Settings, SettingsError
+
+
+def add_run_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "run",
+        help="run the Slack bot",
+        description=(
+            "Serve the bot. With SLACK_APP_TOKEN set it connects over Socket Mode; otherwise it "
+            "serves HTTP on OPSMEMORY_PORT: /slack/events (events, commands, interactivity), "
+            "/healthz and /metrics. Needs SLACK_BOT_TOKEN, and SLACK_SIGNING_SECRET in HTTP mode."
+        ),
+    )
+    p.add_argument("--port", type=int, default=None, help="override OPSMEMORY_PORT (HTTP mode)")
+    p.set_defaults(handler=run_run)
+
+
+def missing_credentials(settings: Settings) -> list[str]:
+    """The Slack variables `run` needs but does not have, in the mode the settings select."""
+    missing = [] if settings.slack_bot_token else ["SLACK_BOT_TOKEN"]
+    if settings.slack_app_token is None and settings.slack_signing_secret is None:
+        missing.append("SLACK_SIGNING_SECRET (or SLACK_APP_TOKEN for Socket Mode)")
+    return missing
+
+
+async def run_run(args: argparse.Namespace, settings: Settings) -> int:
+    from bot.app import build_app
+
+    missing = missing_credentials(settings)
+    if missing:
+        raise SettingsError([messages.missing_credentials(missing)])
+    runtime = await build_app(settings)
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, runtime.request_stop)
+    try:
+        await runtime.warm_up()
+        if settings.slack_app_token is not None:
+            await runtime.start_socket_mode()
+            await runtime.start_http(port=args.port, slack_events=False)
+        else:
+            await runtime.start_http(port=args.port)
+        await runtime.start_scheduler()
+        await runtime.serve_forever()
+    finally:
+        await runtime.stop()
+    return 0

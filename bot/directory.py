@@ -1,0 +1,127 @@
+"""Who and where, from Slack: users.info → SlackIdentity (guest/external flags), and
+conversations.info → channel name and privacy, both cached with a TTL.
+
+Display names are fetched for showing only; identity is always the durable subject id.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+
+from slack_sdk.web.async_client import AsyncWebClient
+
+from memory.clock import Clock, utc_now
+from memory.incidents import Incident, Incidents
+from memory.scopes import Requester, Scope, WriteContext
+from memory.subjects import SlackIdentity, UserDirectory, UserFacts
+
+
+@dataclass(frozen=True)
+class ChannelInfo:
+    id: str
+    name: str
+    is_private: bool
+    is_ext_shared: bool
+
+
+def user_directory(
+    client: AsyncWebClient, *, home_team_id: str | None, ttl_s: int, clock: Clock = utc_now
+) -> UserDirectory:
+    """A UserDirectory backed by users.info; users whose team is not ours are external."""
+
+    async def fetch(team_id: str, user_id: str) -> UserFacts:
+        resp = await client.users_info(user=user_id)
+        u = resp["user"]
+        user_team = u.get("team_id") or team_id
+        enterprise = (u.get("enterprise_user") or {}).get("enterprise_id")
+        home = home_team_id or team_id
+        identity = SlackIdentity(
+            team_id=user_team,
+            user_id=user_id,
+            enterprise_id=enterprise,
+            is_guest=bool(u.get("is_restricted") or u.get("is_ultra_restricted")),
+            is_external=user_team != home and not enterprise,
+        )
+        profile = u.get("profile") or {}
+        return UserFacts(
+            identity,
+            profile.get("display_name", ""),
+            u.get("real_name", ""),
+            u.get("tz"),
+            bool(u.get("is_bot")),
+            bool(u.get("deleted")),
+        )
+
+    return UserDirectory(fetch, ttl=timedelta(seconds=ttl_s), clock=clock)
+
+
+class ChannelDirectory:
+    """conversations.info answers per channel, cached (privacy does not flip often)."""
+
+    def __init__(self, client: AsyncWebClient, *, ttl_s: int, clock: Clock = utc_now) -> None:
+        self._client, self._ttl, self._clock = client, timedelta(seconds=ttl_s), clock
+        self._cache: dict[str, tuple[ChannelInfo, object]] = {}
+
+    async def get(self, channel_id: str) -> ChannelInfo:
+        hit = self._cache.get(channel_id)
+        now = self._clock()
+        if hit is not None and now < hit[1]:  # type: ignore[operator]
+            return hit[0]
+        resp = await self._client.conversations_info(channel=channel_id)
+        c = resp["channel"]
+        info = ChannelInfo(
+            channel_id, c.get("name", ""), bool(c.get("is_private")), bool(c.get("is_ext_shared"))
+        )
+        self._cache[channel_id] = (info, now + self._ttl)
+        return info
+
+
+async def requester_for(
+    users: UserDirectory, *, team_id: str, user_id: str, channel_id: str | None
+) -> Requester:
+    """Who is asking and where the answer is shown (channel None: App Home or DM)."""
+    facts = await users.get(team_id, user_id)
+    return Requester(
+        subject_id=facts.subject_id,
+        team_id=team_id,
+        enterprise_id=facts.identity.enterprise_id,
+        channel_id=channel_id,
+    )
+
+
+async def write_context(
+    users: UserDirectory,
+    channels: ChannelDirectory,
+    *,
+    team_id: str,
+    user_id: str,
+    channel_id: str | None,
+    scope: Scope,
+    source_ts: str | None = None,
+) -> WriteContext:
+    """The one place a write's author and place are built; guests and externals are refused."""
+    facts = await users.get(team_id, user_id)
+    private = False
+    if channel_id and not channel_id.startswith("D"):
+        private = (await channels.get(channel_id)).is_private
+    else:
+        channel_id = None
+    return WriteContext(
+        author=facts.author(),
+        team_id=team_id,
+        channel_id=channel_id,
+        channel_is_private=private,
+        scope=scope,
+        source_ts=source_ts,
+    )
+
+
+async def incident_for(
+    incidents: Incidents, channels: ChannelDirectory, *, team_id: str, channel_id: str
+) -> Incident | None:
+    """The channel's incident, recognising incident channels by name on first sight."""
+    if channel_id.startswith("D"):
+        return None
+    info = await channels.get(channel_id)
+    return await incidents.recognise_channel(team_id, channel_id, info.name, info.is_private)

@@ -1,0 +1,154 @@
+"""Buttons: Remember this / Not helpful on answers, action proposals and their approval, and the
+App Home controls (delete item, export, forget everything)."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from slack_bolt.async_app import AsyncApp
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot import blocks, messages
+from bot.directory import incident_for, write_context
+from bot.listeners.home import publish_home
+
+if TYPE_CHECKING:
+    from bot.app import Deps
+
+
+def _answer_text(body: dict[str, Any]) -> str:
+    """The answer's summary as the bot rendered it (first section of the clicked message)."""
+    for block in (body.get("message") or {}).get("blocks", []):
+        if block.get("type") == "section":
+            return str(block["text"]["text"])
+    return str((body.get("message") or {}).get("text", ""))
+
+
+def register(app: AsyncApp, deps: Deps) -> None:
+    @app.action("remember_answer")
+    async def remember(ack: Any, body: dict[str, Any], context: Any, respond: Any) -> None:
+        await ack()
+        channel, ts = body["container"]["channel_id"], body["container"]["message_ts"]
+        ctx = await write_context(
+            deps.users,
+            deps.channels,
+            team_id=context.team_id,
+            user_id=context.user_id,
+            channel_id=channel,
+            scope="channel",
+            source_ts=ts,
+        )
+        inc = await incident_for(
+            deps.incidents, deps.channels, team_id=context.team_id, channel_id=channel
+        )
+        await deps.notes.save(ctx, _answer_text(body), "fact", incident=inc.id if inc else None)
+        await deps.feedback.record(
+            team_id=context.team_id,
+            channel_id=channel,
+            answer_ts=ts,
+            subject_id=ctx.author.subject_id,
+            verdict="remembered",
+        )
+        await respond(
+            text=messages.REMEMBERED.format(user=context.user_id),
+            response_type="in_channel",
+            replace_original=False,
+        )
+
+    @app.action("not_helpful")
+    async def not_helpful(ack: Any, body: dict[str, Any], context: Any, respond: Any) -> None:
+        await ack()
+        channel, ts = body["container"]["channel_id"], body["container"]["message_ts"]
+        facts = await deps.users.get(context.team_id, context.user_id)
+        await deps.feedback.record(
+            team_id=context.team_id,
+            channel_id=channel,
+            answer_ts=ts,
+            subject_id=facts.subject_id,
+            verdict="not_helpful",
+        )
+        await respond(
+            text=messages.THANKS_FEEDBACK, response_type="ephemeral", replace_original=False
+        )
+
+    @app.action("propose_action")
+    async def propose(ack: Any, body: dict[str, Any], context: Any, client: AsyncWebClient) -> None:
+        await ack()
+        channel = body["container"]["channel_id"]
+        message = body.get("message") or {}
+        thread = message.get("thread_ts") or body["container"]["message_ts"]
+        kind = body["actions"][0]["value"]
+        facts = await deps.users.get(context.team_id, context.user_id)
+        approval = await deps.approvals.request(
+            team_id=context.team_id, channel_id=channel, action=kind, requested_by=facts.subject_id
+        )
+        text = messages.APPROVAL_REQUESTED.format(
+            user=context.user_id,
+            action=messages.ACTION_NAMES[approval.action],
+            source="the runbooks cited above",
+        )
+        await deps.pacer.wait(channel)
+        await client.chat_postMessage(
+            channel=channel,
+            thread_ts=thread,
+            text=text,
+            blocks=blocks.approval_request(approval.id, text),
+        )
+
+    async def decide(body: dict[str, Any], context: Any, respond: Any, approve: bool) -> None:
+        facts = await deps.users.get(context.team_id, context.user_id)
+        approval, decided = await deps.approvals.decide(
+            int(body["actions"][0]["value"]),
+            user_id=context.user_id,
+            subject_id=facts.subject_id,
+            approve=approve,
+        )
+        if not decided:
+            await respond(
+                text=messages.APPROVAL_ALREADY_DECIDED.format(status=approval.status),
+                response_type="ephemeral",
+                replace_original=False,
+            )
+            return
+        template = messages.APPROVED if approve else messages.REJECTED
+        text = template.format(user=context.user_id, action=messages.ACTION_NAMES[approval.action])
+        await respond(text=text, blocks=blocks.plain(text), replace_original=True)
+
+    @app.action("approve_action")
+    async def approve(ack: Any, body: dict[str, Any], context: Any, respond: Any) -> None:
+        await ack()
+        await decide(body, context, respond, approve=True)
+
+    @app.action("reject_action")
+    async def reject(ack: Any, body: dict[str, Any], context: Any, respond: Any) -> None:
+        await ack()
+        await decide(body, context, respond, approve=False)
+
+    @app.action("delete_item")
+    async def delete_item(
+        ack: Any, body: dict[str, Any], context: Any, client: AsyncWebClient
+    ) -> None:
+        await ack()
+        facts = await deps.users.get(context.team_id, context.user_id)
+        await deps.controls.forget_item(facts.subject_id, body["actions"][0]["value"])
+        await publish_home(deps, client, team_id=context.team_id, user_id=context.user_id)
+
+    @app.action("export_memory")
+    async def export(ack: Any, context: Any, client: AsyncWebClient) -> None:
+        await ack()
+        facts = await deps.users.get(context.team_id, context.user_id)
+        data = await deps.controls.export(facts.subject_id)
+        dump = json.dumps(data, indent=1, ensure_ascii=False, default=str)
+        await client.chat_postMessage(
+            channel=context.user_id,
+            text="Your opsmemory export",
+            blocks=[blocks.section(f"```{dump}```")],
+        )
+
+    @app.action("forget_everything")
+    async def forget_everything(ack: Any, body: dict[str, Any], client: AsyncWebClient) -> None:
+        await ack()
+        await client.views_open(
+            trigger_id=body["trigger_id"], view=blocks.forget_everything_modal()
+        )

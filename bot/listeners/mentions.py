@@ -1,0 +1,113 @@
+"""app_mention: answer in the thread with one message, edited in place as the answer improves
+(first the deterministic cited answer, then the LLM answer when Ollama is configured)."""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+import httpx
+import ollama
+from slack_bolt.async_app import AsyncApp
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot import blocks, messages
+from bot.answering import Answer, Question, ThreadKey
+from bot.directory import incident_for, requester_for
+
+if TYPE_CHECKING:
+    from bot.app import Deps
+
+log = logging.getLogger("opsmemory.mentions")
+_MENTION = re.compile(r"<@[A-Z0-9]+(?:\|[^>]*)?>")
+
+
+def question_text(text: str) -> str:
+    """The question without the bot mention(s)."""
+    return " ".join(_MENTION.sub(" ", text or "").split())
+
+
+def register(app: AsyncApp, deps: Deps) -> None:
+    @app.event("app_mention")
+    async def on_mention(event: dict[str, Any], context: Any, client: AsyncWebClient) -> None:
+        team, channel, ts = context.team_id, event["channel"], event["ts"]
+        if not await deps.dedupe.claim_answer(team, channel, ts):
+            deps.metrics.events.inc("app_mention", "already_answered")
+            return
+        started = time.perf_counter()
+        thread_ts = event.get("thread_ts") or ts
+        incident = await incident_for(
+            deps.incidents, deps.channels, team_id=team, channel_id=channel
+        )
+        if incident is None:
+            await deps.pacer.wait(channel)
+            await client.chat_postMessage(
+                channel=channel, thread_ts=thread_ts, text=messages.NOT_AN_INCIDENT_CHANNEL
+            )
+            return
+        requester = await requester_for(
+            deps.users, team_id=team, user_id=event["user"], channel_id=channel
+        )
+        q = Question(
+            requester,
+            question_text(event.get("text", "")),
+            ThreadKey(team, channel, thread_ts),
+            incident.id,
+        )
+        answer = await deps.answering.compose(q)
+        for name, ms in answer.timings_ms.items():
+            deps.metrics.retrieval_latency.observe(ms / 1000, name)
+        await deps.pacer.wait(channel)
+        posted = await client.chat_postMessage(
+            channel=channel, thread_ts=thread_ts, **_render(answer)
+        )
+        await deps.dedupe.record_answer(team, channel, ts, posted["ts"])
+        deps.metrics.answers.inc("cited")
+        deps.metrics.answer_latency.observe(time.perf_counter() - started, "cited")
+        log.info(
+            "answer_posted",
+            extra={
+                "team": team,
+                "channel": channel,
+                "incident": incident.id,
+                "thread_ts": thread_ts,
+                "stage": "cited",
+            },
+        )
+        if deps.generator is not None:
+            await _improve(deps, client, q, answer, posted["ts"], started)
+
+
+async def _improve(
+    deps: Deps, client: AsyncWebClient, q: Question, answer: Answer, answer_ts: str, started: float
+) -> None:
+    """Ask the LLM; edit the answer in place with its text, or with a notice why not."""
+    assert deps.generator is not None
+    captured = await deps.threads.messages(
+        q.thread.team_id, q.thread.channel_id, q.thread.thread_ts
+    )
+    history = [{"role": "user", "content": m.text} for m in captured]
+    try:
+        improved, reply = await deps.generator.improve(q, answer, history)
+    except (httpx.HTTPError, ollama.ResponseError, ConnectionError):
+        # The fallback lives here: the cited answer is already posted; say why it stays.
+        improved, reply = replace(answer, notice=messages.LLM_UNAVAILABLE), None
+    if reply is not None:
+        deps.metrics.llm_tokens.inc("prompt", amount=reply.prompt_tokens)
+        deps.metrics.llm_tokens.inc("completion", amount=reply.completion_tokens)
+    if improved == answer:
+        return
+    await deps.pacer.wait(q.thread.channel_id)
+    await client.chat_update(channel=q.thread.channel_id, ts=answer_ts, **_render(improved))
+    stage = "generated" if improved.generated else "notice"
+    deps.metrics.answers.inc(stage)
+    deps.metrics.answer_latency.observe(time.perf_counter() - started, stage)
+
+
+def _render(answer: Answer) -> dict[str, Any]:
+    """Fallback text plus blocks; cut text links to the top cited source's full text."""
+    link = next((s.url for s in answer.sources if s.url), None)
+    return {"text": blocks.truncate(answer.summary), "blocks": blocks.answer(answer, link=link)}

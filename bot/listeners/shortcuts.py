@@ -1,0 +1,72 @@
+"""Message shortcut "Save to incident memory" (a modal pre-filled from the message) and the
+modal submissions it and App Home open."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from slack_bolt.async_app import AsyncApp
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot import blocks, messages
+from bot.directory import incident_for, write_context
+from bot.listeners.home import publish_home
+
+if TYPE_CHECKING:
+    from bot.app import Deps
+
+
+def register(app: AsyncApp, deps: Deps) -> None:
+    @app.shortcut("save_to_incident_memory")
+    async def save_shortcut(ack: Any, shortcut: dict[str, Any], client: AsyncWebClient) -> None:
+        await ack()
+        msg = shortcut.get("message") or {}
+        view = blocks.save_modal(
+            msg.get("text", ""),
+            channel_id=shortcut["channel"]["id"],
+            message_ts=shortcut["message_ts"],
+        )
+        await client.views_open(trigger_id=shortcut["trigger_id"], view=view)
+
+    @app.view("save_note_modal")
+    async def save_note(
+        ack: Any, view: dict[str, Any], context: Any, client: AsyncWebClient
+    ) -> None:
+        meta = json.loads(view.get("private_metadata") or "{}")
+        text = view["state"]["values"]["note"]["text"]["value"] or ""
+        if not text.strip():
+            await ack(response_action="errors", errors={"note": "Write something to save."})
+            return
+        await ack()
+        channel = meta["channel_id"]
+        ctx = await write_context(
+            deps.users,
+            deps.channels,
+            team_id=context.team_id,
+            user_id=context.user_id,
+            channel_id=channel,
+            scope="channel",
+            source_ts=meta.get("message_ts"),
+        )
+        inc = await incident_for(
+            deps.incidents, deps.channels, team_id=context.team_id, channel_id=channel
+        )
+        note = await deps.notes.save(ctx, text, "note", incident=inc.id if inc else None)
+        where = inc.id if inc else f"<#{channel}>"
+        await client.chat_postEphemeral(
+            channel=channel,
+            user=context.user_id,
+            text=messages.NOTE_SAVED.format(kind="note", id=f"note:{note.id}", incident=where),
+        )
+
+    @app.view("forget_everything_modal")
+    async def forget_all(ack: Any, context: Any, client: AsyncWebClient) -> None:
+        await ack()
+        facts = await deps.users.get(context.team_id, context.user_id)
+        receipt = await deps.controls.forget_everything(facts.subject_id)
+        await publish_home(deps, client, team_id=context.team_id, user_id=context.user_id)
+        counts = ", ".join(f"{k} {v}" for k, v in getattr(receipt, "counts", {}).items())
+        await client.chat_postMessage(
+            channel=context.user_id, text=messages.FORGOT_EVERYTHING.format(counts=counts or "0")
+        )

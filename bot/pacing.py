@@ -1,0 +1,26 @@
+"""Paces posts to at most one per second per channel, Slack's documented chat.postMessage limit.
+
+Callers wait their turn instead of being rate limited; channels do not wait on each other.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+
+
+class ChannelPacer:
+    def __init__(self, interval_s: float = 1.0, now: Callable[[], float] = time.monotonic) -> None:
+        self._interval, self._now = interval_s, now
+        self._next: dict[str, float] = {}
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    async def wait(self, channel_id: str) -> None:
+        """Return when a post to `channel_id` may go out, reserving that slot."""
+        lock = self._locks.setdefault(channel_id, asyncio.Lock())
+        async with lock:
+            delay = self._next.get(channel_id, 0.0) - self._now()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            self._next[channel_id] = self._now() + self._interval

@@ -1,0 +1,94 @@
+"""Background jobs on APScheduler 3.x: roll captured threads up into episodes every few minutes,
+and post the daily digest. Jobs missed during a restart still run once (explicit grace, coalesce).
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
+
+from apscheduler.schedulers.asyncio import AsyncIOScheduler
+from apscheduler.triggers.cron import CronTrigger
+from apscheduler.triggers.interval import IntervalTrigger
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot import blocks
+
+if TYPE_CHECKING:
+    from bot.app import Deps
+    from memory._digest import Digest
+
+log = logging.getLogger("opsmemory.scheduler")
+ROLLUP_EVERY = timedelta(minutes=5)
+# APScheduler's default misfire_grace_time is 1 s: a job due while the bot restarted would be
+# dropped silently. Allow a generous window and collapse missed runs into one (coalesce).
+ROLLUP_GRACE_S = 600
+DIGEST_GRACE_S = 6 * 3600
+
+
+class Jobs:
+    """The two scheduled jobs; callable directly, so tests drive them with a controlled clock."""
+
+    def __init__(self, deps: Deps, client: AsyncWebClient, *, team_id: str) -> None:
+        self._deps, self._client, self._team = deps, client, team_id
+        self._last_rollup: datetime | None = None
+
+    async def roll_up_threads(self) -> int:
+        """Roll up every thread that changed since the last run; returns how many."""
+        now = self._deps.clock()
+        since = self._last_rollup or now - timedelta(days=1)
+        refs = await self._deps.threads.pending_threads(since)
+        for ref in refs:
+            await self._deps.episodes.roll_up(ref.team_id, ref.channel_id, ref.thread_ts)
+        self._last_rollup = now
+        log.info("threads_rolled_up", extra={"count": len(refs)})
+        return len(refs)
+
+    async def post_digest(self) -> bool:
+        """Post yesterday's digest to OPSMEMORY_DIGEST_CHANNEL; False when empty or unset."""
+        channel = self._deps.settings.digest_channel
+        if not channel:
+            return False
+        now = self._deps.clock()
+        digest = await self._deps.episodes.digest(self._team, now - timedelta(days=1), until=now)
+        if digest.empty:
+            return False
+        text = render_digest(digest)
+        await self._deps.pacer.wait(channel)
+        await self._client.chat_postMessage(
+            channel=channel, text=blocks.truncate(text), blocks=[blocks.section(text)]
+        )
+        return True
+
+
+def render_digest(d: Digest) -> str:
+    lines = ["*Incident digest, last 24 hours*"]
+    lines += [f"• Opened {i.id} ({i.severity}): {i.title}" for i in d.incidents_opened]
+    lines += [f"• Resolved {i.id}: {i.title}" for i in d.incidents_resolved]
+    lines += [f"• Decision: {x.text[:200]}" for x in d.decisions[:10]]
+    lines += [f"• Thread: {e.title[:120]}" for e in d.episodes[:10]]
+    return "\n".join(lines)
+
+
+def build_scheduler(jobs: Jobs, *, digest_time: str, timezone: str) -> AsyncIOScheduler:
+    """An AsyncIOScheduler with both jobs; start it inside the running loop."""
+    scheduler = AsyncIOScheduler(timezone=timezone)
+    scheduler.add_job(
+        jobs.roll_up_threads,
+        IntervalTrigger(seconds=ROLLUP_EVERY.seconds),
+        id="roll_up_threads",
+        misfire_grace_time=ROLLUP_GRACE_S,
+        coalesce=True,
+        max_instances=1,
+    )
+    hour, minute = (int(x) for x in digest_time.split(":"))
+    scheduler.add_job(
+        jobs.post_digest,
+        CronTrigger(hour=hour, minute=minute, timezone=timezone),
+        id="post_digest",
+        misfire_grace_time=DIGEST_GRACE_S,
+        coalesce=True,
+        max_instances=1,
+    )
+    return scheduler

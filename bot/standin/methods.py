@@ -1,0 +1,218 @@
+"""Slack Web API method behaviour for the stand-in: one function per method, state in, JSON out.
+
+Block Kit limits are checked the way Slack checks them (`invalid_blocks`), so a renderer that
+breaks them fails in tests exactly as it would in a real workspace.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from bot.standin.workspace import Ephemeral, Workspace
+
+Json = dict[str, Any]
+MAX_MESSAGE_BLOCKS = 50
+MAX_VIEW_BLOCKS = 100
+MAX_SECTION_TEXT = 3000
+
+
+def _err(error: str, *messages: str) -> Json:
+    out: Json = {"ok": False, "error": error}
+    if messages:
+        out["response_metadata"] = {"messages": list(messages)}
+    return out
+
+
+def block_problems(blocks: Any, *, limit: int = MAX_MESSAGE_BLOCKS) -> list[str]:
+    """Slack's `invalid_blocks` reasons for a block list (empty when valid)."""
+    if not isinstance(blocks, list):
+        return ["[ERROR] blocks must be an array"]
+    problems = []
+    if len(blocks) > limit:
+        problems.append(f"[ERROR] no more than {limit} items allowed [json-pointer:/blocks]")
+    for i, block in enumerate(blocks):
+        text = (block.get("text") or {}).get("text", "") if isinstance(block, dict) else ""
+        if block.get("type") == "section" and len(text) > MAX_SECTION_TEXT:
+            problems.append(
+                f"[ERROR] must be less than {MAX_SECTION_TEXT + 1} characters "
+                f"[json-pointer:/blocks/{i}/text/text]"
+            )
+    return problems
+
+
+def _message_args(ws: Workspace, body: Json) -> Json | tuple[str, str, list[Any]]:
+    channel = str(body.get("channel", ""))
+    if channel in ws.users:  # posting to a user id opens (or reuses) the DM with them
+        channel = ws.open_dm(channel).id
+    if channel not in ws.channels:
+        return _err("channel_not_found")
+    if ws.bot_user_id not in ws.channels[channel].members:
+        return _err("not_in_channel")
+    text, blocks = str(body.get("text") or ""), body.get("blocks") or []
+    if not text and not blocks:
+        return _err("no_text")
+    problems = block_problems(blocks)
+    if problems:
+        return _err("invalid_blocks", *problems)
+    return channel, text, blocks
+
+
+def auth_test(ws: Workspace, body: Json) -> Json:
+    return {
+        "ok": True,
+        "url": f"https://{ws.domain}.slack.com/",
+        "team": "Stand-in",
+        "user": "opsmemory",
+        "team_id": ws.team_id,
+        "user_id": ws.bot_user_id,
+        "bot_id": ws.bot_id,
+        "enterprise_id": ws.enterprise_id,
+        "is_enterprise_install": False,
+    }
+
+
+def chat_post_message(ws: Workspace, body: Json) -> Json:
+    args = _message_args(ws, body)
+    if isinstance(args, dict):
+        return args
+    channel, text, blocks = args
+    thread_ts = body.get("thread_ts") or None
+    msg = ws.post(channel, text, thread_ts=thread_ts, blocks=blocks, bot=True)
+    return {"ok": True, "channel": channel, "ts": msg.ts, "message": msg.as_api()}
+
+
+def chat_update(ws: Workspace, body: Json) -> Json:
+    args = _message_args(ws, body)
+    if isinstance(args, dict):
+        return args
+    channel, text, blocks = args
+    msg = ws.channels[channel].find(str(body.get("ts", "")))
+    if msg is None:
+        return _err("message_not_found")
+    if not msg.bot_id:
+        return _err("cant_update_message")
+    msg.text, msg.blocks, msg.edited = text, blocks, True
+    return {"ok": True, "channel": channel, "ts": msg.ts, "text": text, "message": msg.as_api()}
+
+
+def chat_post_ephemeral(ws: Workspace, body: Json) -> Json:
+    args = _message_args(ws, body)
+    if isinstance(args, dict):
+        return args
+    channel, text, blocks = args
+    user = str(body.get("user", ""))
+    if user not in ws.users:
+        return _err("user_not_found")
+    ws.ephemerals.append(Ephemeral(channel, user, text, blocks, body.get("thread_ts")))
+    return {"ok": True, "message_ts": ws.next_ts()}
+
+
+def chat_get_permalink(ws: Workspace, body: Json) -> Json:
+    channel, ts = str(body.get("channel", "")), str(body.get("message_ts", ""))
+    if channel not in ws.channels:
+        return _err("channel_not_found")
+    if ws.channels[channel].find(ts) is None:
+        return _err("message_not_found")
+    return {"ok": True, "channel": channel, "permalink": ws.permalink(channel, ts)}
+
+
+def conversations_info(ws: Workspace, body: Json) -> Json:
+    channel = ws.channels.get(str(body.get("channel", "")))
+    if channel is None:
+        return _err("channel_not_found")
+    return {"ok": True, "channel": channel.as_api(bot_user_id=ws.bot_user_id)}
+
+
+def conversations_members(ws: Workspace, body: Json) -> Json:
+    channel = ws.channels.get(str(body.get("channel", "")))
+    if channel is None:
+        return _err("channel_not_found")
+    return {"ok": True, "members": channel.members, "response_metadata": {"next_cursor": ""}}
+
+
+def users_info(ws: Workspace, body: Json) -> Json:
+    user = ws.users.get(str(body.get("user", "")))
+    if user is None:
+        return _err("user_not_found")
+    return {"ok": True, "user": user.as_api()}
+
+
+def _store_view(ws: Workspace, view: Any, *, view_id: str | None = None) -> Json:
+    if not isinstance(view, dict) or "type" not in view:
+        return _err("invalid_arguments", "[ERROR] missing required field: type")
+    limit = MAX_VIEW_BLOCKS
+    problems = block_problems(view.get("blocks", []), limit=limit)
+    if problems:
+        return _err("invalid_arguments", *problems)
+    stored = {**view, "id": view_id or ws.next_id("V"), "team_id": ws.team_id}
+    ws.views[stored["id"]] = stored
+    return {"ok": True, "view": stored}
+
+
+def views_open(ws: Workspace, body: Json) -> Json:
+    if not body.get("trigger_id"):
+        return _err("invalid_arguments", "[ERROR] missing required field: trigger_id")
+    return _store_view(ws, body.get("view"))
+
+
+def views_update(ws: Workspace, body: Json) -> Json:
+    view_id = str(body.get("view_id", ""))
+    if view_id not in ws.views:
+        return _err("not_found")
+    return _store_view(ws, body.get("view"), view_id=view_id)
+
+
+def views_publish(ws: Workspace, body: Json) -> Json:
+    user = str(body.get("user_id", ""))
+    if user not in ws.users:
+        return _err("invalid_arguments", "invalid `user_id`")
+    result = _store_view(ws, body.get("view"))
+    if result["ok"]:
+        ws.home_views[user] = result["view"]
+    return result
+
+
+def reactions_add(ws: Workspace, body: Json) -> Json:
+    channel = ws.channels.get(str(body.get("channel", "")))
+    if channel is None:
+        return _err("channel_not_found")
+    msg = channel.find(str(body.get("timestamp", "")))
+    if msg is None:
+        return _err("message_not_found")
+    name = str(body.get("name", ""))
+    if ws.bot_user_id in msg.reactions.get(name, []):
+        return _err("already_reacted")
+    msg.reactions.setdefault(name, []).append(ws.bot_user_id)
+    return {"ok": True}
+
+
+def apply_response_url(ws: Workspace, key: str, body: Json) -> None:
+    """What a response_url POST does: ephemeral by default, in_channel, or replace_original."""
+    channel, user, message_ts = [*key.split("~"), "", "", ""][:3]
+    text, blocks = str(body.get("text") or ""), body.get("blocks") or []
+    if body.get("replace_original") and message_ts and channel in ws.channels:
+        msg = ws.channels[channel].find(message_ts)
+        if msg is not None:
+            msg.text, msg.blocks, msg.edited = text, blocks, True
+            return
+    if body.get("response_type") == "in_channel" and channel in ws.channels:
+        ws.post(channel, text, blocks=blocks, bot=True)
+        return
+    ws.ephemerals.append(Ephemeral(channel, user, text, blocks))
+
+
+HANDLERS: dict[str, Callable[[Workspace, Json], Json]] = {
+    "auth.test": auth_test,
+    "chat.postMessage": chat_post_message,
+    "chat.update": chat_update,
+    "chat.postEphemeral": chat_post_ephemeral,
+    "chat.getPermalink": chat_get_permalink,
+    "conversations.info": conversations_info,
+    "conversations.members": conversations_members,
+    "users.info": users_info,
+    "views.open": views_open,
+    "views.update": views_update,
+    "views.publish": views_publish,
+    "reactions.add": reactions_add,
+}

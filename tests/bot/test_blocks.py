@@ -1,0 +1,69 @@
+"""Block Kit limits are enforced by the renderer (issue 5, item 10)."""
+
+from __future__ import annotations
+
+from bot import blocks
+from bot.answering import Answer, ProposedAction, SimilarIncident, Source
+from bot.standin.methods import block_problems
+
+
+def _answer(n_sources: int, text_len: int = 100, summary_len: int = 50) -> Answer:
+    sources = tuple(
+        Source(f"S{i}", "runbook", f"slug-{i} › Section", "x" * text_len, f"https://rb/{i}")
+        for i in range(1, n_sources + 1)
+    )
+    return Answer("s" * summary_len, sources)
+
+
+def test_long_summary_is_cut_to_3000_chars_with_a_link() -> None:
+    rendered = blocks.answer(_answer(1, summary_len=10_000), link="https://x.slack.com/p1")
+    text = rendered[0]["text"]["text"]
+    assert len(text) <= 3000
+    assert "<https://x.slack.com/p1|(truncated, full text)>" in text
+
+
+def test_truncate_leaves_short_text_alone() -> None:
+    assert blocks.truncate("short") == "short"
+
+
+def test_fit_keeps_at_most_50_blocks_and_says_how_many_were_left_out() -> None:
+    many = [blocks.section(str(i)) for i in range(120)]
+    fitted = blocks.fit(many, link="https://x")
+    assert len(fitted) == 50
+    assert "71 more not shown" in fitted[-1]["elements"][0]["text"]
+
+
+def test_rendered_answer_passes_slacks_block_validation() -> None:
+    a = Answer(
+        "summary " * 1000,
+        tuple(Source(f"S{i}", "incident", f"note {i}", "y" * 900) for i in range(1, 40)),
+        tuple(SimilarIncident(f"inc-{i}", "t" * 300, "why " * 50) for i in range(30)),
+        (ProposedAction("rollback", "db › Steps"),),
+        notice="n" * 5000,
+    )
+    assert block_problems(blocks.answer(a)) == []
+
+
+def test_answer_cites_runbook_sections_as_slug_arrow_section_with_links() -> None:
+    text = str(blocks.answer(_answer(2)))
+    assert "[S1] <https://rb/1|slug-1 › Section>" in text
+    assert "[S2] <https://rb/2|slug-2 › Section>" in text
+
+
+def test_proposed_action_is_only_a_proposal_button() -> None:
+    a = Answer("s", actions=(ProposedAction("rollback", "db › Steps"),))
+    elements = next(b for b in blocks.answer(a) if b["type"] == "actions")["elements"]
+    ids = [e["action_id"] for e in elements]
+    assert "propose_action" in ids
+    assert "approve_action" not in ids
+
+
+def test_home_view_fits_the_home_tab_limit() -> None:
+    class Item:
+        def __init__(self, i: int) -> None:
+            self.id, self.text = f"f{i}", "fact " * 200
+
+    view = blocks.home(
+        facts=[Item(i) for i in range(80)], notes=[Item(i) for i in range(80)], episodes=[]
+    )
+    assert block_problems(view["blocks"], limit=100) == []

@@ -1,0 +1,77 @@
+"""manifest.yml and the registered listeners stay in step, both ways (issue 5, item 2)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import yaml
+
+from bot import blocks
+from bot.answering import Answer, ProposedAction
+
+ROOT = Path(__file__).resolve().parents[2]
+LISTENERS = ROOT / "bot" / "listeners"
+# Slack subscribes to message events per conversation type; Bolt registers plain "message".
+EVENT_SUBSCRIPTIONS = {"message": {"message.channels", "message.groups"}}
+
+
+def registered(kind: str) -> set[str]:
+    pattern = re.compile(rf'@app\.{kind}\("([^"]+)"\)')
+    return {m for f in LISTENERS.glob("*.py") for m in pattern.findall(f.read_text())}
+
+
+def manifest() -> dict:
+    return yaml.safe_load((ROOT / "manifest.yml").read_text())
+
+
+def test_every_registered_event_is_subscribed_and_back() -> None:
+    declared = set(manifest()["settings"]["event_subscriptions"]["bot_events"])
+    expected = set()
+    for event in registered("event"):
+        expected |= EVENT_SUBSCRIPTIONS.get(event, {event})
+    assert expected == declared
+
+
+def test_every_registered_command_is_declared_and_back() -> None:
+    declared = {c["command"] for c in manifest()["features"]["slash_commands"]}
+    assert registered("command") == declared
+
+
+def test_every_registered_shortcut_is_declared_and_back() -> None:
+    declared = {s["callback_id"] for s in manifest()["features"]["shortcuts"]}
+    assert registered("shortcut") == declared
+
+
+def test_actions_need_interactivity_and_every_rendered_button_has_a_listener() -> None:
+    assert manifest()["settings"]["interactivity"]["is_enabled"] is True
+    rendered = str(blocks.answer(Answer("s", actions=(ProposedAction("rollback", "x"),))))
+    rendered += str(blocks.approval_request(1, "t"))
+    rendered += str(blocks.home(facts=[], notes=[], episodes=[]))
+    buttons = set(re.findall(r"'action_id': '([a-z_]+)'", rendered))
+    listened = registered("action")
+    assert buttons <= listened
+    assert listened - buttons == {"delete_item"}  # rendered only next to an item
+
+
+def test_every_modal_the_bot_opens_has_a_submission_listener() -> None:
+    opened = {
+        blocks.save_modal("t", channel_id="C1", message_ts="1.2")["callback_id"],
+        blocks.forget_everything_modal()["callback_id"],
+    }
+    assert opened == registered("view")
+
+
+def test_scopes_cover_what_the_bot_calls() -> None:
+    scopes = set(manifest()["oauth_config"]["scopes"]["bot"])
+    needed = {
+        "app_mentions:read",
+        "chat:write",
+        "commands",
+        "channels:history",
+        "groups:history",
+        "users:read",
+        "channels:read",
+        "groups:read",
+    }
+    assert needed <= scopes

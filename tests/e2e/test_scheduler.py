@@ -1,0 +1,42 @@
+"""Scheduled jobs: captured threads roll up into episodes and the daily digest is posted; jobs
+missed during a restart are not silently dropped (issue 5, scheduler)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from bot.scheduler import DIGEST_GRACE_S, Jobs, build_scheduler
+from bot.standin import FakeSlack, SlackDriver
+from tests.e2e.workspace import ALICE, BOB, GENERAL, INCIDENT, SECRET, TEAM, eventually_async
+
+
+async def test_threads_roll_up_into_episodes_and_the_digest_is_posted(
+    start_bot: Callable[..., Any], slack: FakeSlack
+) -> None:
+    bot = await start_bot(digest_channel=GENERAL)
+    async with SlackDriver(f"http://127.0.0.1:{bot.port}/slack/events", SECRET, slack) as d:
+        await d.command(INCIDENT, ALICE, "open sev2 Checkout latency")
+        root = await d.say(INCIDENT, ALICE, "checkout p99 at 4s since the 10:00 deploy")
+        await d.say(INCIDENT, BOB, "decision: roll back checkout to v41", thread_ts=root.ts)
+    assert root.ts
+    await eventually_async(
+        lambda: bot.deps.threads.messages(TEAM, INCIDENT, root.ts or ""), lambda m: len(m) == 2
+    )
+    jobs = Jobs(bot.deps, bot.app.client, team_id=TEAM)
+    assert await jobs.roll_up_threads() >= 1
+    assert await jobs.post_digest() is True
+    digest = slack.workspace.bot_messages(GENERAL)
+    assert "Incident digest" in digest[0].text and "Checkout latency" in digest[0].text
+
+
+def test_jobs_have_an_explicit_grace_time_and_coalesce() -> None:
+    scheduler = build_scheduler(
+        Jobs(None, None, team_id=TEAM),
+        digest_time="09:00",  # type: ignore[arg-type]
+        timezone="UTC",
+    )
+    jobs = {job.id: job for job in scheduler.get_jobs()}
+    assert set(jobs) == {"roll_up_threads", "post_digest"}
+    assert jobs["post_digest"].misfire_grace_time == DIGEST_GRACE_S
+    assert all(job.coalesce and job.misfire_grace_time > 1 for job in jobs.values())

@@ -1,0 +1,84 @@
+"""`/incident` subcommands through signed form posts; replies arrive on response_url
+(issue 5, item 6)."""
+
+from __future__ import annotations
+
+from bot.standin import FakeSlack, SlackDriver
+from tests.e2e.workspace import ALICE, GENERAL, GUEST, INCIDENT, PRIVATE, eventually
+
+
+def ephemerals(slack: FakeSlack, user: str) -> list[str]:
+    return [e.text for e in slack.workspace.ephemerals_for(user)]
+
+
+async def reply_to(slack: FakeSlack, driver: SlackDriver, user: str, channel: str,
+                   text: str) -> str:  # fmt: skip
+    """Run a command and return the one reply the user sees (ephemeral or in channel)."""
+    before = len(slack.calls_to("response_url"))
+    d = await driver.command(channel, user, text)
+    assert d.status == 200 and d.elapsed_s < 3
+    calls = await eventually(lambda: slack.calls_to("response_url")[before:])
+    return str(calls[0].body["text"])
+
+
+async def test_bad_input_gets_an_ephemeral_message_naming_the_problem_and_usage(
+    driver: SlackDriver, slack: FakeSlack
+) -> None:
+    await driver.command(INCIDENT, ALICE, "frobnicate")
+    texts = await eventually(lambda: ephemerals(slack, ALICE))
+    assert "`frobnicate` is not an /incident subcommand" in texts[0]
+    assert "Usage: `/incident <subcommand>" in texts[0]
+    assert slack.workspace.bot_messages(INCIDENT) == []
+
+
+async def test_note_then_recall_finds_it_in_this_incident(
+    driver: SlackDriver, slack: FakeSlack
+) -> None:
+    saved = await reply_to(slack, driver, ALICE, INCIDENT, "decision fail over db-3 to db-4")
+    assert saved.startswith("Saved decision note:") and "inc-42" in saved
+    found = await reply_to(slack, driver, ALICE, INCIDENT, "recall fail over db-3")
+    assert "fail over db-3 to db-4" in found
+
+
+async def test_open_status_and_help(driver: SlackDriver, slack: FakeSlack) -> None:
+    opened = await reply_to(slack, driver, ALICE, GENERAL, "open sev2 Checkout is down")
+    assert "(sev2): Checkout is down" in opened
+    status = await reply_to(slack, driver, ALICE, GENERAL, "status mitigated")
+    assert " is mitigated " in status
+    usage = await reply_to(slack, driver, ALICE, GENERAL, "help")
+    assert "`whoami`" in usage
+
+
+async def test_runbook_lookup_cites_slug_and_section(driver: SlackDriver, slack: FakeSlack) -> None:
+    text = await reply_to(slack, driver, ALICE, INCIDENT, "runbook disk full on a node")
+    assert "disk-full › " in text
+
+
+async def test_remember_whoami_and_forget(driver: SlackDriver, slack: FakeSlack) -> None:
+    saved = await reply_to(slack, driver, ALICE, INCIDENT, "remember I own the checkout service")
+    item = saved.split("(item ")[1].split(")")[0]
+    who = await reply_to(slack, driver, ALICE, INCIDENT, "whoami")
+    assert "I own the checkout service" in who
+    forgot = await reply_to(slack, driver, ALICE, INCIDENT, f"forget {item}")
+    assert forgot == f"Forgot item {item}."
+    assert "remember nothing" in await reply_to(slack, driver, ALICE, INCIDENT, "whoami")
+
+
+async def test_guest_cannot_write_but_is_told_why(driver: SlackDriver, slack: FakeSlack) -> None:
+    text = await reply_to(slack, driver, GUEST, INCIDENT, "note the cache is cold")
+    assert "Guests and people from other organisations" in text
+    found = await reply_to(slack, driver, ALICE, INCIDENT, "recall cache is cold")
+    assert "nothing" in found
+
+
+async def test_private_channel_memory_is_never_shown_elsewhere(
+    driver: SlackDriver, slack: FakeSlack
+) -> None:
+    await reply_to(slack, driver, ALICE, PRIVATE, "note rotated the zebra signing key")
+    inside = await reply_to(slack, driver, ALICE, PRIVATE, "recall zebra signing key")
+    assert "zebra" in inside
+    outside = await reply_to(slack, driver, ALICE, INCIDENT, "recall zebra signing key")
+    assert "zebra" not in outside
+    (d, _) = await driver.mention(INCIDENT, ALICE, "what happened to the zebra signing key?")
+    answer = await eventually(lambda: slack.workspace.bot_messages(INCIDENT, d.ts))
+    assert "zebra" not in str(answer[0].blocks)

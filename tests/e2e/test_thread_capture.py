@@ -1,0 +1,59 @@
+"""Every human message in an incident channel is stored redacted; edits and deletions follow
+(issue 5, item 4)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+from bot.runtime import Runtime
+from bot.standin import FakeSlack, SlackDriver
+from tests.e2e.workspace import (
+    ALICE,
+    BOB,
+    GENERAL,
+    GUEST,
+    INCIDENT,
+    TEAM,
+    eventually_async,
+)
+
+
+def stored(bot: Runtime, channel: str, thread_ts: str) -> Callable[[], Awaitable[list[str]]]:
+    async def read() -> list[str]:
+        return [m.text for m in await bot.deps.threads.messages(TEAM, channel, thread_ts)]
+
+    return read
+
+
+async def test_thread_messages_are_captured_redacted_then_edited_and_deleted(
+    bot: Runtime, driver: SlackDriver
+) -> None:
+    root = await driver.say(INCIDENT, ALICE, "db-3 latency up, mail me at alice@example.com")
+    reply = await driver.say(INCIDENT, BOB, "failing over db-3 now", thread_ts=root.ts)
+    assert root.ts and reply.ts
+    read = stored(bot, INCIDENT, root.ts)
+    texts = await eventually_async(read, lambda t: len(t) == 2)
+    assert "alice@example.com" not in " ".join(texts)
+    assert "<EMAIL_ADDRESS>" in texts[0]
+
+    await driver.edit(INCIDENT, reply.ts, "failing over db-3 to db-4 now")
+    await eventually_async(read, lambda t: "failing over db-3 to db-4 now" in t)
+    await driver.delete(INCIDENT, reply.ts)
+    await eventually_async(read, lambda t: t == [texts[0]])
+
+
+async def test_bot_messages_guests_and_other_channels_are_not_captured(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    root = await driver.say(INCIDENT, ALICE, "root message")
+    assert root.ts
+    await driver.say(INCIDENT, GUEST, "guest says hi", thread_ts=root.ts)
+    general = await driver.say(GENERAL, ALICE, "lunch?")
+    bot_msg = slack.workspace.post(INCIDENT, "bot text", thread_ts=root.ts, bot=True)
+    event = {**driver._message_event(bot_msg, "message"), "bot_id": "B0BOT", "user": "U0OTHERBOT"}
+    await driver.send_event(driver.envelope(event))
+    await driver.say(INCIDENT, BOB, "last one", thread_ts=root.ts)
+    # Deliveries are processed in order per connection; "last one" landing means the rest ran.
+    texts = await eventually_async(stored(bot, INCIDENT, root.ts), lambda t: "last one" in t)
+    assert texts == ["root message", "last one"]
+    assert general.ts and await stored(bot, GENERAL, general.ts)() == []

@@ -1,0 +1,64 @@
+"""The e2e Slack world: ids, the seeded workspace, and a poll-until-timeout helper."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from bot.standin import FakeSlack
+
+T = TypeVar("T")
+TEAM = "T0STANDIN"
+
+SECRET = "e2e-signing-secret-0123456789"
+RUNBOOKS = Path(__file__).parent / "runbooks"
+INCIDENT, PRIVATE, GENERAL = "C0INC42", "G0INC43", "C0GENERAL"
+ALICE, BOB, GUEST, EXTERNAL, BOSS = "U0ALICE", "U0BOB", "U0GUEST", "U0EXT", "U0BOSS"
+
+
+def seed(slack: FakeSlack) -> None:
+    """A workspace with an incident channel, a private incident channel and #general."""
+    ws = slack.workspace
+    ws.add_user(ALICE, "alice", real_name="Alice Example")
+    ws.add_user(BOB, "bob")
+    ws.add_user(BOSS, "boss")
+    ws.add_user(GUEST, "guest", is_restricted=True)
+    ws.add_user(EXTERNAL, "ext", team_id="T0OTHERORG")
+    everyone = [ALICE, BOB, BOSS, GUEST, EXTERNAL]
+    ws.add_channel(INCIDENT, "inc-42-checkout-latency", members=everyone)
+    ws.add_channel(PRIVATE, "inc-43-payments-breach", private=True, members=[ALICE])
+    ws.add_channel(GENERAL, "general", members=everyone)
+
+
+async def eventually(predicate: Callable[[], Any], within_s: float = 10.0) -> Any:
+    """Poll until `predicate()` is truthy (returning it) or fail after `within_s` seconds."""
+    deadline = time.monotonic() + within_s
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not met in time")
+        await asyncio.sleep(0.02)
+
+
+async def settle(seconds: float = 0.3) -> None:
+    """Give background listeners time to (wrongly) act, for "never twice" checks."""
+    await asyncio.sleep(seconds)
+
+
+async def eventually_async(
+    read: Callable[[], Awaitable[T]], ok: Callable[[T], bool], within_s: float = 10.0
+) -> T:
+    """Poll an async read until `ok(value)` holds (returning the value) or fail with the last one."""
+    deadline = time.monotonic() + within_s
+    while True:
+        value = await read()
+        if ok(value):
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"condition not met in time; last value: {value!r}")
+        await asyncio.sleep(0.02)
