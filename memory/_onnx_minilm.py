@@ -31,6 +31,10 @@ MODEL_NAME = "all-MiniLM-L6-v2-int8"
 DIM = 384
 MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model
 BATCH_SIZE = 32
+#: Padded tokens per model call. Attention memory grows with batch × length², and onnxruntime's
+#: arena keeps its high-water mark: 32 × 256-token texts took RSS to ~1 GB, 8 × 256 to ~440 MB and
+#: was no slower. Short texts still go 32 at a time.
+TOKEN_BUDGET = 8 * MAX_TOKENS
 #: bench/embedder.py, 2-core box: 2 threads gave single p50 3.0-4.0 ms (1 thread: ~5 ms) and
 #: 275-385 texts/s batched (1 thread: ~206).
 DEFAULT_THREADS = 2
@@ -100,10 +104,24 @@ class OnnxMiniLmEmbedder:
         out = np.empty((len(texts), DIM), dtype=np.float32)
         # Sorting by length keeps texts of similar length together, so little padding is computed.
         order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
-        for start in range(0, len(order), self._batch_size):
-            chunk = order[start : start + self._batch_size]
+        for chunk in self._batches(order, [len(e.ids) for e in encodings]):
             out[chunk] = self._run(loaded, [encodings[i].ids for i in chunk])
         return out
+
+    def _batches(self, order: list[int], lengths: list[int]) -> list[list[int]]:
+        """Split length-sorted indices into batches within both the size cap and TOKEN_BUDGET."""
+        batches: list[list[int]] = []
+        current: list[int] = []
+        for i in order:  # ascending length, so lengths[i] is the padded width if i joins
+            if current and (
+                len(current) >= self._batch_size or (len(current) + 1) * lengths[i] > TOKEN_BUDGET
+            ):
+                batches.append(current)
+                current = []
+            current.append(i)
+        if current:
+            batches.append(current)
+        return batches
 
     def _run(self, loaded: _Loaded, ids: list[list[int]]) -> np.ndarray:
         """Pad one chunk to its longest text, run the model, mean-pool and normalise."""
