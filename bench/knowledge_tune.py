@@ -1,10 +1,11 @@
-"""Cross-validated fitting of the fusion weights and the abstention model (numbers in the README).
+"""Fit and cross-validate the runbook ranker and the abstention model (numbers in the README).
 
-Dumps every candidate's signals for the shared labelled query sets, then (1) random + coordinate
-search over the seven fusion weights, maximising mean hit@1 (+0.1 MRR) across the three sets, with
-2x2-fold cross-validation reported per set; (2) a logistic confidence model on alerts + no-runbook
-queries, fitted on half and evaluated on the other half (10 splits). Prints the fitted values that
-`knowledge/fusion.py` ships. Usage: python bench/knowledge_tune.py [hybrid|keyword|semantic]
+Dumps every candidate's normalised signals (knowledge.fusion.signal_rows, the code search uses)
+for the labelled query sets, then fits a linear ranker pairwise: logistic loss on (right runbook's
+signals - a wrong candidate's), hardest wrong candidates first, L2-regularised, numpy only. The
+honest number is leave-one-set-out: fit on two query sets, test on the third. Then fits the
+abstention logistic model on alerts + no-runbook queries and reports repeated 5-fold CV AUROC.
+Usage: python bench/knowledge_tune.py [--data-dir DIR] (DIR keeps the indexes and embeddings).
 """
 
 from __future__ import annotations
@@ -16,15 +17,14 @@ from pathlib import Path
 # Run as a script, this folder is sys.path[0] and bench/knowledge.py would shadow the package.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).parent.resolve()]
 
+import argparse
 import asyncio
-import random
-import sys
 import tempfile
-from pathlib import Path
 
 import numpy as np
 
 from knowledge.evaluate import auroc, load_queries
+from knowledge.fusion import SIGNALS, FusionConfig, confidence_features, signal_rows
 from knowledge.search import Knowledge
 from memory.db import Database
 from memory.embedder import OnnxMiniLmEmbedder
@@ -36,194 +36,156 @@ SETS = {
     "apa": ("prometheus-operator", "queries-apa-paraphrase.jsonl"),
     "os": ("openshift", "queries-openshift-alerts.jsonl"),
 }
-FLOOR = 0.2
+RANKED = ("alerts", "apa", "os")
+MASKS = {
+    "hybrid": np.ones(len(SIGNALS)),
+    "keyword": np.array([0.0 if s.startswith("sem_") else 1.0 for s in SIGNALS]),
+    "semantic": np.array([1.0 if s.startswith("sem_") else 0.0 for s in SIGNALS]),
+}
+Query = tuple[np.ndarray, np.ndarray, list]  # (signals [n, k], is-expected [n], candidates)
 
 
-async def dump(tmp: Path) -> dict[str, list]:
+async def dump(data_dir: Path) -> dict[str, list[Query]]:
+    """Signals of every candidate of every query (hybrid retrieval gathers all candidates)."""
     emb = OnnxMiniLmEmbedder()
-    out: dict[str, list] = {}
+    config = FusionConfig()
+    out: dict[str, list[Query]] = {}
     for corpus in ("prometheus-operator", "openshift"):
-        db = await Database.open(tmp / f"{corpus}.db")
+        db = await Database.open(data_dir / f"{corpus}.db")
         k = Knowledge(db, DATA / corpus, emb)
         gen = await k.ensure_index()
         for name, (c, qf) in SETS.items():
             if c != corpus:
                 continue
-            rows = []
+            rows: list[Query] = []
             for q in load_queries([DATA / qf]):
                 ranked, _, _ = await k.rank(q.query, "hybrid", gen)
-                feats = [
-                    (
-                        c.slug,
-                        c.kw_doc,
-                        c.kw_chunk,
-                        c.sem_chunk,
-                        c.sem_doc,
-                        c.title_cov,
-                        c.query_cov,
-                        c.pair_cov,
-                    )
-                    for _, c in ranked
-                ]
-                rows.append((q.expected, 0, feats))
+                cands = sorted((c for _, c in ranked), key=lambda c: c.slug)
+                sig = np.array(signal_rows(cands, config.sem_floor), dtype=float)
+                lab = np.array([c.slug == q.expected for c in cands], dtype=bool)
+                rows.append((sig.reshape(len(cands), len(SIGNALS)), lab, cands))
             out[name] = rows
         await db.close()
     return out
 
 
-def prep(rows):
-    out = []
-    for exp, _nt, c in rows:
-        if not c:
-            out.append((exp, None, None, []))
-            continue
-        slugs = [x[0] for x in c]
-        F = np.array([x[1:] for x in c], dtype=float)
-        G = np.zeros((len(c), 7))
-        G[:, 0] = F[:, 0] / (F[:, 0].max() or 1)
-        G[:, 1] = F[:, 1] / (F[:, 1].max() or 1)
-        G[:, 2] = np.clip((F[:, 2] - FLOOR) / (1 - FLOOR), 0, None)
-        G[:, 3] = np.clip((F[:, 3] - FLOOR) / (1 - FLOOR), 0, None)
-        G[:, 4:] = F[:, 4:7]
-        # tie order by slug
-        order = sorted(range(len(slugs)), key=lambda i: slugs[i])
-        G = G[order]
-        slugs = [slugs[i] for i in order]
-        lab = np.array([s == exp for s in slugs])
-        out.append((exp, G, lab, slugs))
-    return out
+def rank_of(sig: np.ndarray, lab: np.ndarray, w: np.ndarray) -> int:
+    """1-based rank of the expected runbook (ties go to the earlier slug, as in search); 0: absent."""
+    if not lab.any():
+        return 0
+    s = sig @ w
+    i = int(np.argmax(lab))
+    return 1 + int(np.sum(s > s[i])) + int(np.sum(s[:i] == s[i]))
 
 
-def metr(rows, w):
-    h1 = h3 = rr = n = 0
-    for exp, G, lab, _ in rows:
-        if exp is None:
-            continue
-        n += 1
-        if G is None or not lab.any():
-            continue
-        s = G @ w
-        t = s[lab][0]
-        rank = 1 + np.sum(s > t) + 0  # ties resolved by slug order: count earlier equal
-        rank += np.sum((s == t)[: np.argmax(lab)])
-        h1 += rank == 1
-        h3 += rank <= 3
-        rr += 1 / rank
-    return h1 / n, h3 / n, rr / n
+def metrics(rows: list[Query], w: np.ndarray) -> tuple[float, float, float]:
+    ranks = np.array([rank_of(s, lab, w) for s, lab, _ in rows])
+    rr = np.where(ranks > 0, 1.0 / np.maximum(ranks, 1), 0.0)
+    return float(np.mean(ranks == 1)), float(np.mean((ranks >= 1) & (ranks <= 3))), float(rr.mean())
 
 
-def obj(parts, w):
-    ms = [metr(p, w) for p in parts]
-    return np.mean([m[0] for m in ms]) + 0.1 * np.mean([m[2] for m in ms])
-
-
-sets = ["alerts", "apa", "os"]
-
-
-def search(parts, iters=3000, seed=0):
-    rng = np.random.default_rng(seed)
-    best = None
-    bw = None
-    for _i in range(iters):
-        w = rng.choice([0, 0.25, 0.5, 1, 2, 3, 4], size=7)
-        if not w.any():
-            continue
-        o = obj(parts, w)
-        if best is None or o > best:
-            best, bw = o, w
-    # coordinate refine
+def fit_ranker(rows: list[Query], mask: np.ndarray, l2: float = 1e-5, hard: int = 20) -> np.ndarray:
+    """Pairwise logistic ranker; the second round trains on the hardest wrong candidates."""
+    w: np.ndarray | None = None
     for _ in range(2):
-        for j in range(7):
-            for v in [0, 0.25, 0.5, 0.75, 1, 1.5, 2, 3, 4, 6]:
-                w = bw.copy()
-                w[j] = v
-                if w.any():
-                    o = obj(parts, w)
-                    if o > best:
-                        best, bw = o, w
-    return bw, best
+        diffs = []
+        for sig, lab, _ in rows:
+            if not lab.any():
+                continue
+            x = sig * mask
+            i = int(np.argmax(lab))
+            neg = np.flatnonzero(~lab)
+            if w is not None and len(neg) > hard:
+                neg = neg[np.argsort(-(x[neg] @ w))[:hard]]
+            diffs.append(x[i] - x[neg])
+        w = _logistic(np.vstack(diffs), l2)
+    assert w is not None
+    return w * mask
+
+
+def _logistic(x: np.ndarray, l2: float, iters: int = 3000, lr: float = 0.5) -> np.ndarray:
+    """Weights minimising mean log(1 + exp(-x·w)) + l2/2 |w|² by gradient descent."""
+    w = np.zeros(x.shape[1])
+    for _ in range(iters):
+        p = 1.0 / (1.0 + np.exp(-(x @ w)))
+        w -= lr * (-(x.T @ (1.0 - p)) / len(x) + l2 * w)
+    return w
+
+
+def fmt(m: tuple[float, float, float]) -> str:
+    return f"hit@1 {m[0]:.3f} hit@3 {m[1]:.3f} mrr {m[2]:.3f}"
+
+
+def tune_ranker(data: dict[str, list[Query]], mode: str) -> np.ndarray:
+    mask = MASKS[mode]
+    for test in RANKED:
+        train = [q for s in RANKED if s != test for q in data[s]]
+        w = fit_ranker(train, mask)
+        print(f"{mode:8s} leave-one-set-out  {test:6s} {fmt(metrics(data[test], w))}")
+    w = fit_ranker([q for s in RANKED for q in data[s]], mask)
+    for s in RANKED:
+        print(f"{mode:8s} fitted on all      {s:6s} {fmt(metrics(data[s], w))}")
+    print(f"{mode:8s} weights {np.round(w / (np.abs(w).max() or 1) * 3, 2).tolist()}")
+    return w
+
+
+def conf_features(sig: np.ndarray, cands: list, w: np.ndarray) -> np.ndarray:
+    """The abstention features search computes (knowledge.fusion.confidence_features)."""
+    if not len(cands):
+        return np.zeros(len(confidence_features([])))
+    s = sig @ w
+    order = np.argsort(-s, kind="stable")
+    ranked = [(float(s[i]), cands[i]) for i in order]
+    return np.array(confidence_features(ranked), dtype=float)
+
+
+def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 1e-3) -> np.ndarray:
+    xb = np.hstack([np.ones((len(x), 1)), x])
+    b = np.zeros(xb.shape[1])
+    for _ in range(5000):
+        p = 1.0 / (1.0 + np.exp(-(xb @ b)))
+        b -= 0.5 * (xb.T @ (p - y) / len(y) + l2 * np.r_[0.0, b[1:]])
+    return b
+
+
+def tune_abstention(data: dict[str, list[Query]], w: np.ndarray, mode: str) -> None:
+    """Fit the confidence model of `mode`; keyword rankings have no cosine (that column is 0)."""
+    rows = data["alerts"] + data["null"]
+    x = np.array([conf_features(sig, cands, w) for sig, _, cands in rows])
+    if mode == "keyword":
+        x[:, 1] = 0.0
+    y = np.array([1.0] * len(data["alerts"]) + [0.0] * len(data["null"]))
+    aucs = []
+    for seed in range(5):
+        folds = np.random.default_rng(seed).permutation(len(y)) % 5
+        scores = np.zeros(len(y))
+        for f in range(5):
+            b = fit_logistic(x[folds != f], y[folds != f])
+            scores[folds == f] = np.hstack([np.ones((np.sum(folds == f), 1)), x[folds == f]]) @ b
+        aucs.append(auroc(scores[y == 1].tolist(), scores[y == 0].tolist()))
+    b = fit_logistic(x, y)
+    fitted = np.hstack([np.ones((len(y), 1)), x]) @ b
+    print(
+        f"{mode} abstention AUROC 5-fold CV (5 repeats): {np.mean(aucs):.3f} ± {np.std(aucs):.3f}"
+    )
+    print(
+        f"abstention AUROC fitted on all: {auroc(fitted[y == 1].tolist(), fitted[y == 0].tolist()):.3f}"
+    )
+    print(f"confidence bias {b[0]:.3f} coef {np.round(b[1:], 3).tolist()}")
 
 
 def main() -> None:
-    mode = sys.argv[1] if len(sys.argv) > 1 else "hybrid"
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--data-dir", type=Path, default=None)
+    ns = parser.parse_args()
     if not (DATA / "prometheus-operator").is_dir():
         print(f"skip: {DATA} not found")
         return
     with tempfile.TemporaryDirectory() as tmp:
-        d = asyncio.run(dump(Path(tmp)))
-    data = {k: prep(v) for k, v in d.items()}
-    sets = ["alerts", "apa", "os"]
-    mask = {"keyword": [1, 1, 0, 0, 1, 1, 1], "semantic": [0, 0, 1, 1, 0, 0, 0], "hybrid": [1] * 7}
-    m = np.array(mask[mode], float)
-
-    def msearch(parts, seed):
-        masked = [
-            [(e, (g * m if g is not None else g), lab, s) for e, g, lab, s in p] for p in parts
-        ]
-        return search(masked, seed=seed)[0] * m
-
-    res: dict[str, list] = {s: [] for s in sets}
-    for seed in range(2):
-        rng = random.Random(seed)
-        halves = {}
-        for s in sets:
-            idx = list(range(len(data[s])))
-            rng.shuffle(idx)
-            halves[s] = (idx[: len(idx) // 2], idx[len(idx) // 2 :])
-        for a, b in ((0, 1), (1, 0)):
-            w = msearch([[data[s][i] for i in halves[s][a]] for s in sets], seed)
-            for s in sets:
-                res[s].append(metr([data[s][i] for i in halves[s][b]], w))
-    print(
-        mode,
-        "CV (hit@1, hit@3, MRR)",
-        {s: np.round(np.mean(res[s], axis=0), 3).tolist() for s in sets},
-    )
-    w = msearch([data[s] for s in sets], 0)
-    print(
-        mode,
-        "weights fitted on all",
-        w.tolist(),
-        {s: np.round(metr(data[s], w), 3).tolist() for s in sets},
-    )
-    if mode == "hybrid":
-        calibrate(data, w)
-
-
-def calibrate(data, w) -> None:
-    def feats(g):
-        if g is None:
-            return np.zeros(5)
-        s = g @ w
-        o = np.argsort(-s, kind="stable")
-        s1, s2 = s[o[0]], (s[o[1]] if len(o) > 1 else 0.0)
-        return np.array([(s1 - s2) / s1 if s1 > 0 else 0.0, *g[o[0], 3:7]])
-
-    rows = [(feats(g), 0 if e is None else 1) for e, g, _, _ in data["alerts"] + data["null"]]
-    x = np.array([r[0] for r in rows])
-    y = np.array([r[1] for r in rows])
-
-    def fit(x, y, l2=0.01):
-        xb = np.hstack([np.ones((len(x), 1)), x])
-        b = np.zeros(xb.shape[1])
-        for _ in range(5000):
-            p = 1 / (1 + np.exp(-xb @ b))
-            b -= xb.T @ (p - y) / len(y) + l2 * np.r_[0, b[1:]]
-        return b
-
-    aucs = []
-    for seed in range(5):
-        idx = np.random.default_rng(seed).permutation(len(y))
-        h = len(y) // 2
-        for a, b in ((idx[:h], idx[h:]), (idx[h:], idx[:h])):
-            bb = fit(x[a], y[a])
-            sc = np.hstack([np.ones((len(b), 1)), x[b]]) @ bb
-            aucs.append(auroc(sc[y[b] == 1].tolist(), sc[y[b] == 0].tolist()))
-    bb = fit(x, y)
-    print(
-        "abstention AUROC, fit on half / test on half (10 splits):", round(float(np.mean(aucs)), 3)
-    )
-    print("confidence bias, coef fitted on all:", np.round(bb, 3).tolist())
+        data = asyncio.run(dump(ns.data_dir or Path(tmp)))
+    weights = {mode: tune_ranker(data, mode) for mode in ("hybrid", "keyword", "semantic")}
+    for mode in ("hybrid", "keyword"):
+        tune_abstention(data, weights[mode], mode)
 
 
 if __name__ == "__main__":

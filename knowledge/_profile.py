@@ -1,9 +1,11 @@
-"""Per-runbook term profiles for re-ranking: title coverage, query coverage and phrase overlap.
+"""Per-runbook term profiles for re-ranking: how well a query covers a runbook's title and opening.
 
 BM25 rewards rare terms but not *how much* of a runbook's title a query covers, nor whether the
-query's word pairs appear in the runbook in order; runbooks often quote the alert text they serve,
-so these two signals separate near-duplicate runbooks (`...-space-filling-up` vs
-`...-almost-out-of-space`). Terms are identifier-split, lowercased and lightly stemmed.
+query restates the runbook's opening section (runbooks usually open with what the alert means),
+so these signals separate near-duplicate runbooks (`...-space-filling-up` vs `...-almost-out-of-
+space`, `...-to-some-...` vs `...-to-any-...`). Terms are identifier-split, lowercased and lightly
+stemmed; only function words are dropped, so quantifiers like "any"/"some"/"not" still count.
+Profiles and idf sums are computed once per corpus; per query only set intersections remain.
 """
 
 from __future__ import annotations
@@ -14,11 +16,46 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from knowledge._fts import STOPWORDS, split_identifier
+from knowledge._fts import split_identifier
 from knowledge.chunking import ChunkedRunbook
 
 _WORD = re.compile(r"[A-Za-z0-9]+(?:[-_.][A-Za-z0-9]+)*")
 _SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ed", "es", "s")
+#: Function words only: "any", "some", "all", "not", "too" and "many" stay (they tell runbooks apart).
+FUNCTION_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "of",
+        "to",
+        "in",
+        "on",
+        "for",
+        "is",
+        "are",
+        "and",
+        "or",
+        "by",
+        "with",
+        "from",
+        "at",
+        "be",
+        "has",
+        "have",
+        "been",
+        "its",
+        "it",
+        "this",
+        "that",
+        "as",
+        "was",
+        "were",
+        "will",
+    ]
+)
+#: Sections counted as a runbook's opening (what the alert means, before how to fix it).
+OPENING_SECTIONS = 2
 
 
 def stem(word: str) -> str:
@@ -31,32 +68,40 @@ def stem(word: str) -> str:
 
 
 def term_sequence(text: str) -> list[str]:
-    """Stemmed content terms in order: identifiers split, stopwords and pure numbers dropped."""
+    """Stemmed terms in order: identifiers split, function words and pure numbers dropped."""
     out: list[str] = []
     for match in _WORD.finditer(text):
         for part in split_identifier(match[0]):
-            if len(part) >= 2 and not part.isdigit() and part not in STOPWORDS:
+            if len(part) >= 2 and not part.isdigit() and part not in FUNCTION_WORDS:
                 out.append(stem(part))
     return out
 
 
-def bigrams(seq: list[str]) -> set[tuple[str, str]]:
-    return {(a, b) for a, b in itertools.pairwise(seq) if a != b}
+def bigrams(seq: list[str]) -> frozenset[tuple[str, str]]:
+    return frozenset((a, b) for a, b in itertools.pairwise(seq) if a != b)
 
 
 @dataclass(frozen=True)
 class Profile:
     title: frozenset[str]
     terms: frozenset[str]
-    pairs: frozenset[tuple[str, str]]
+    opening: frozenset[str]
+    opening_pairs: frozenset[tuple[str, str]]
 
 
 def profile(rb: ChunkedRunbook) -> Profile:
     seq: list[str] = []
     for c in rb.chunks:
         seq.extend(term_sequence(" ".join((*c.heading_path, c.text))))
+    opening = [c for c in rb.chunks if c.text][:OPENING_SECTIONS]
+    open_seq = term_sequence(" ".join(" ".join((*c.heading_path, c.text)) for c in opening))
     title = frozenset(term_sequence(f"{rb.title} {rb.slug}"))
-    return Profile(title=title, terms=frozenset(seq) | title, pairs=frozenset(bigrams(seq)))
+    return Profile(
+        title=title,
+        terms=frozenset(seq) | title,
+        opening=frozenset(open_seq),
+        opening_pairs=bigrams(open_seq),
+    )
 
 
 @dataclass(frozen=True)
@@ -67,26 +112,51 @@ class QueryProfile:
     @classmethod
     def of(cls, text: str) -> QueryProfile:
         seq = term_sequence(text)
-        return cls(terms=frozenset(seq), pairs=frozenset(bigrams(seq)))
+        return cls(terms=frozenset(seq), pairs=bigrams(seq))
 
 
-def idf_table(profiles: Iterable[Profile]) -> dict[str, float]:
-    """Smoothed inverse document frequency of every term."""
-    docs = list(profiles)
-    df: dict[str, int] = {}
-    for p in docs:
-        for t in p.terms:
-            df[t] = df.get(t, 0) + 1
-    n = len(docs)
-    return {t: math.log(1 + (n - k + 0.5) / (k + 0.5)) for t, k in df.items()}
+class TermStats:
+    """Smoothed idf of every corpus term, plus each profile's title idf sum (computed once)."""
+
+    def __init__(self, profiles: Iterable[Profile]) -> None:
+        docs = list(profiles)
+        df: dict[str, int] = {}
+        for p in docs:
+            for t in p.terms:
+                df[t] = df.get(t, 0) + 1
+        n = len(docs)
+        self.idf = {t: math.log(1 + (n - k + 0.5) / (k + 0.5)) for t, k in df.items()}
+        self.unseen = max(self.idf.values(), default=1.0)  # a term no runbook has is rarest
+
+    def weight(self, terms: Iterable[str]) -> float:
+        return sum(self.idf.get(t, self.unseen) for t in terms)
 
 
-def overlap(q: QueryProfile, p: Profile, idf: dict[str, float]) -> tuple[float, float, float]:
-    """(share of the title covered by the query, idf-weighted share of the query in the runbook,
-    share of the query's word pairs found in order in the runbook)."""
-    title = len(q.terms & p.title) / len(p.title) if p.title else 0.0
-    default = max(idf.values(), default=1.0)
-    total = sum(idf.get(t, default) for t in q.terms)
-    covered = sum(idf.get(t, default) for t in q.terms & p.terms)
-    pairs = len(q.pairs & p.pairs) / len(q.pairs) if q.pairs else 0.0
-    return title, covered / total if total else 0.0, pairs
+@dataclass(frozen=True)
+class Overlap:
+    """Lexical agreement of one query with one runbook (each in [0, 1] except `title_idf`)."""
+
+    query_cov: float  # idf-weighted share of the query's terms found anywhere in the runbook
+    title_cov: float  # share of the title's terms the query contains
+    title_idf_cov: float  # idf-weighted share of the title's terms the query contains
+    title_idf: float  # idf mass of the query's terms in the title (normalised across candidates)
+    title_all: float  # 1 when the query contains every title term
+    opening_cov: float  # idf-weighted share of the query's terms in the opening sections
+    opening_pairs: float  # share of the query's word pairs found in order in the opening
+
+
+def overlap(q: QueryProfile, p: Profile, stats: TermStats, q_weight: float) -> Overlap:
+    """Overlap features of `q` against `p`; `q_weight` is `stats.weight(q.terms)`."""
+    total = q_weight or 1.0
+    in_title = q.terms & p.title
+    title_weight = stats.weight(p.title) or 1.0
+    matched = stats.weight(in_title)
+    return Overlap(
+        query_cov=stats.weight(q.terms & p.terms) / total,
+        title_cov=len(in_title) / len(p.title) if p.title else 0.0,
+        title_idf_cov=matched / title_weight,
+        title_idf=matched,
+        title_all=float(bool(p.title) and p.title <= q.terms),
+        opening_cov=stats.weight(q.terms & p.opening) / total,
+        opening_pairs=len(q.pairs & p.opening_pairs) / len(q.pairs) if q.pairs else 0.0,
+    )

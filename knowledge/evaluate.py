@@ -118,7 +118,7 @@ async def evaluate(knowledge: Knowledge, queries: Sequence[EvalQuery], mode: Mod
     for q in queries:
         t0 = time.perf_counter()
         ranked, used_mode, _n_terms = await knowledge.rank(q.query, mode, gen)
-        conf = confidence(confidence_features(ranked), knowledge.config)
+        conf = confidence(confidence_features(ranked), knowledge.config, used_mode)
         timings.append((time.perf_counter() - t0) * 1000)
         slugs = [c.slug for _, c in ranked]
         if q.expected is None:

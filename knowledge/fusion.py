@@ -1,12 +1,13 @@
 """Hybrid fusion of keyword and semantic evidence per runbook, and the calibrated confidence.
 
-Each candidate runbook carries seven signals: document-level and best-chunk BM25F (max-normalised
-per query so they compare across queries), best-chunk and summary cosines (rescaled above a
-floor), and three term-overlap signals from `_profile.py`. The fused score is a weighted sum whose
-weights were fitted by cross-validated search on labelled alert queries (bench/knowledge_tune.py;
-numbers in the README), never keyed to particular runbooks. Confidence is a logistic model over
-features of the top result, fitted the same way; below `abstain_below` the answer is "no matching
-runbook".
+Each candidate runbook carries eleven signals (`SIGNALS`): document-level and best-chunk BM25F
+(max-normalised per query so they compare across queries), best-chunk and summary cosines
+(rescaled above a floor) and seven term-overlap signals from `_profile.py`. The fused score is a
+linear ranker over them, trained pairwise (logistic loss on the right runbook's signals minus each
+wrong candidate's) and reported with leave-one-query-set-out cross-validation by
+bench/knowledge_tune.py; nothing is keyed to particular runbooks. Confidence is a logistic model
+over features of the ranking, fitted and cross-validated the same way; below `abstain_below` the
+answer is "no matching runbook".
 """
 
 from __future__ import annotations
@@ -15,8 +16,25 @@ import math
 from dataclasses import dataclass, field
 from typing import Literal
 
+from knowledge._profile import Overlap
+
 Mode = Literal["keyword", "semantic", "hybrid"]
 MODES: tuple[Mode, ...] = ("keyword", "semantic", "hybrid")
+
+SIGNALS = (
+    "kw_doc",
+    "kw_chunk",
+    "sem_chunk",
+    "sem_doc",
+    "query_cov",
+    "title_cov",
+    "title_idf_cov",
+    "title_idf",
+    "title_all",
+    "opening_cov",
+    "opening_pairs",
+)
+_NO_OVERLAP = Overlap(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 
 
 @dataclass
@@ -30,60 +48,71 @@ class Candidate:
     kw_chunk: float = 0.0  # best BM25F of one of its chunks
     sem_chunk: float = 0.0  # best cosine of one of its chunks
     sem_doc: float = 0.0  # cosine of its summary vector
-    title_cov: float = 0.0  # share of its title terms the query contains
-    query_cov: float = 0.0  # idf-weighted share of query terms it contains
-    pair_cov: float = 0.0  # share of query word pairs it contains in order
+    overlap: Overlap = _NO_OVERLAP
     chunk_kw: dict[int, float] = field(default_factory=dict)
     chunk_sem: dict[int, float] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class Weights:
-    """Weight of each signal, in Candidate field order."""
-
-    kw_doc: float
-    kw_chunk: float
-    sem_chunk: float
-    sem_doc: float
-    title_cov: float
-    query_cov: float
-    pair_cov: float
+#: Linear weights per mode, in SIGNALS order: pairwise logistic fits on all three labelled query
+#: sets (leave-one-set-out numbers in the README; bench/knowledge_tune.py reproduces them).
+HYBRID_WEIGHTS = (2.21, 1.64, 2.75, 2.67, 1.19, 1.61, 2.34, 1.36, 1.50, 1.27, 0.67)
+KEYWORD_WEIGHTS = (2.43, 2.42, 0.0, 0.0, 1.48, 2.22, 2.62, 1.52, 1.48, 1.74, 1.01)
+SEMANTIC_WEIGHTS = (0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 
 
 @dataclass(frozen=True)
 class FusionConfig:
     """Per-mode weights and the confidence model (fitted values; see module docstring)."""
 
-    hybrid: Weights = Weights(0.0, 0.5, 1.0, 3.0, 2.0, 0.0, 3.0)
-    keyword: Weights = Weights(0.5, 1.0, 0.0, 0.0, 2.0, 0.5, 3.0)
-    semantic: Weights = Weights(0.0, 0.0, 1.0, 2.0, 0.0, 0.0, 0.0)
+    hybrid: tuple[float, ...] = HYBRID_WEIGHTS
+    keyword: tuple[float, ...] = KEYWORD_WEIGHTS
+    semantic: tuple[float, ...] = SEMANTIC_WEIGHTS
     sem_floor: float = 0.2  # cosines below this count as no evidence (MiniLM rarely goes lower)
     # logistic(bias + coef · confidence_features); fitted on alert + no-runbook queries.
-    conf_bias: float = -1.328
-    conf_coef: tuple[float, ...] = (0.956, 1.364, 1.307, 1.218, 1.632)
+    conf_bias: float = -3.814
+    conf_coef: tuple[float, ...] = (1.699, 3.223, 2.638, 5.223)
+    # Keyword-only rankings have no cosine: their own model (same features, cosine weight 0).
+    keyword_conf_bias: float = -2.058
+    keyword_conf_coef: tuple[float, ...] = (1.69, 0.0, 3.131, 5.591)
     abstain_below: float = 0.5
 
-    def weights(self, mode: Mode) -> Weights:
+    def weights(self, mode: Mode) -> tuple[float, ...]:
         return {"hybrid": self.hybrid, "keyword": self.keyword, "semantic": self.semantic}[mode]
+
+
+def signal_rows(cands: list[Candidate], sem_floor: float) -> list[tuple[float, ...]]:
+    """Each candidate's normalised signals in SIGNALS order (shared by search and the tuner)."""
+    kd = max((c.kw_doc for c in cands), default=0.0) or 1.0
+    kc = max((c.kw_chunk for c in cands), default=0.0) or 1.0
+    ti = max((c.overlap.title_idf for c in cands), default=0.0) or 1.0
+    rows = []
+    for c in cands:
+        o = c.overlap
+        rows.append(
+            (
+                c.kw_doc / kd,
+                c.kw_chunk / kc,
+                _lift(c.sem_chunk, sem_floor),
+                _lift(c.sem_doc, sem_floor),
+                o.query_cov,
+                o.title_cov,
+                o.title_idf_cov,
+                o.title_idf / ti,
+                o.title_all,
+                o.opening_cov,
+                o.opening_pairs,
+            )
+        )
+    return rows
 
 
 def fuse(cands: list[Candidate], config: FusionConfig, mode: Mode) -> list[tuple[float, Candidate]]:
     """Candidates with fused scores, best first; ties broken by slug for a deterministic order."""
     w = config.weights(mode)
-    kd = max((c.kw_doc for c in cands), default=0.0) or 1.0
-    kc = max((c.kw_chunk for c in cands), default=0.0) or 1.0
-    scored: list[tuple[float, Candidate]] = []
-    for c in cands:
-        score = (
-            w.kw_doc * c.kw_doc / kd
-            + w.kw_chunk * c.kw_chunk / kc
-            + w.sem_chunk * _lift(c.sem_chunk, config.sem_floor)
-            + w.sem_doc * _lift(c.sem_doc, config.sem_floor)
-            + w.title_cov * c.title_cov
-            + w.query_cov * c.query_cov
-            + w.pair_cov * c.pair_cov
-        )
-        scored.append((score, c))
+    rows = signal_rows(cands, config.sem_floor)
+    scored = [
+        (sum(a * b for a, b in zip(w, r, strict=True)), c) for r, c in zip(rows, cands, strict=True)
+    ]
     scored.sort(key=lambda sc: (-sc[0], sc[1].slug))
     return scored
 
@@ -94,17 +123,22 @@ def _lift(cosine: float, floor: float) -> float:
 
 
 def confidence_features(ranked: list[tuple[float, Candidate]]) -> tuple[float, ...]:
-    """Query-independent features of the top result: relative margin over the runner-up, summary
-    cosine, title coverage, query coverage and word-pair overlap."""
+    """Features that say whether the top result really matches: relative margin over the
+    runner-up, its best chunk cosine, the idf-weighted share of its title the query covers, and
+    the share of the query's word pairs its opening sections contain (chosen by 5-fold CV among
+    z-score, agreement and coverage variants; see bench/knowledge_tune.py)."""
     if not ranked:
-        return (0.0, 0.0, 0.0, 0.0, 0.0)
+        return (0.0, 0.0, 0.0, 0.0)
     top_score, top = ranked[0]
     second = ranked[1][0] if len(ranked) > 1 else 0.0
     margin = (top_score - second) / top_score if top_score > 0 else 0.0
-    return (margin, top.sem_doc, top.title_cov, top.query_cov, top.pair_cov)
+    return (margin, top.sem_chunk, top.overlap.title_idf_cov, top.overlap.opening_pairs)
 
 
-def confidence(features: tuple[float, ...], config: FusionConfig) -> float:
+def confidence(features: tuple[float, ...], config: FusionConfig, mode: Mode = "hybrid") -> float:
     """Calibrated probability that the query has a matching runbook at the top."""
-    z = config.conf_bias + sum(c * f for c, f in zip(config.conf_coef, features, strict=True))
+    bias, coef = config.conf_bias, config.conf_coef
+    if mode == "keyword":
+        bias, coef = config.keyword_conf_bias, config.keyword_conf_coef
+    z = bias + sum(c * f for c, f in zip(coef, features, strict=True))
     return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from knowledge._fts import match_expression, query_terms
-from knowledge._profile import Profile, QueryProfile, idf_table, overlap, profile
+from knowledge._profile import Profile, QueryProfile, TermStats, overlap, profile
 from knowledge.chunking import chunk_runbook
 from knowledge.corpus import Corpus, normalise_slug
 from knowledge.errors import IndexBuildFailed, InvalidQuery
@@ -102,7 +102,7 @@ class Knowledge:
         self._corpus: Corpus | None = corpus if isinstance(corpus, Corpus) else None
         self._generation: Generation | None = None
         self._profiles: dict[str, Profile] = {}
-        self._idf: dict[str, float] = {}
+        self._stats = TermStats(())
 
     @property
     def config(self) -> FusionConfig:
@@ -129,7 +129,7 @@ class Knowledge:
                 except EmbeddingUnavailable:
                     log.warning("runbook_search_keyword_fallback", extra={"reason": "embedder"})
             if not self._profiles or reload:
-                self._profiles, self._idf = await asyncio.to_thread(_profiles, corpus)
+                self._profiles, self._stats = await asyncio.to_thread(_profiles, corpus)
             wanted = provenance_for(corpus, self._embedder_if_ready())
             current = await self._index.current()
             if current is not None and current.provenance == wanted:
@@ -169,7 +169,7 @@ class Knowledge:
             raise InvalidQuery(length=len(text), limit=MAX_QUERY_CHARS)
         gen = self._generation or await self.ensure_index()
         ranked, used, _n_terms = await self.rank(text, mode or "hybrid", gen)
-        conf = confidence(confidence_features(ranked), self._config)
+        conf = confidence(confidence_features(ranked), self._config, used)
         if not ranked or conf < self._config.abstain_below:
             return SearchResult(hits=[], abstained=True, confidence=conf, mode=used)
         hits = [await self._hit(score, cand) for score, cand in ranked[:limit]]
@@ -182,23 +182,34 @@ class Knowledge:
         terms = query_terms(text)
         cands: dict[int, Candidate] = {}
         used: Mode = mode
+        semantic = None
         if mode != "keyword":
             if gen.semantic and self._embedder is not None:
-                try:
-                    await self._semantic(text, gen, cands)
-                except EmbeddingUnavailable:
-                    log.warning("runbook_search_keyword_fallback", extra={"reason": "embedder"})
-                    used = "keyword"
+                # Embedding (a worker thread) overlaps the keyword queries (the database thread).
+                semantic = asyncio.ensure_future(self._semantic_rows(text, gen))
             else:
                 log.warning("runbook_search_keyword_fallback", extra={"reason": "no vectors"})
                 used = "keyword"
         if used != "semantic" and terms:
-            await self._keyword(terms, cands)
+            try:
+                await self._keyword(terms, cands)
+            except BaseException:
+                if semantic is not None:
+                    semantic.cancel()
+                raise
+        if semantic is not None:
+            try:
+                _merge_semantic(await semantic, cands)
+            except EmbeddingUnavailable:
+                log.warning("runbook_search_keyword_fallback", extra={"reason": "embedder"})
+                used = "keyword"
+        if used != "semantic" and terms:
             qp = QueryProfile.of(text)
+            q_weight = self._stats.weight(qp.terms)
             for cand in cands.values():
                 prof = self._profiles.get(cand.slug)
                 if prof is not None:
-                    cand.title_cov, cand.query_cov, cand.pair_cov = overlap(qp, prof, self._idf)
+                    cand.overlap = overlap(qp, prof, self._stats, q_weight)
         return fuse(list(cands.values()), self._config, used), used, len(terms)
 
     async def _keyword(self, terms: list[str], cands: dict[int, Candidate]) -> None:
@@ -223,31 +234,27 @@ class Knowledge:
             cand.kw_chunk = max(cand.kw_chunk, score)
             cand.chunk_kw[cid] = score
 
-    async def _semantic(self, text: str, gen: Generation, cands: dict[int, Candidate]) -> None:
+    async def _semantic_rows(self, text: str, gen: Generation) -> tuple[list, list]:
+        """(nearest chunk rows, nearest summary rows) for the query's embedding."""
         assert self._embedder is not None and gen.provenance.dim is not None  # checked by caller
         if self._embedder.digest != gen.provenance.embedder_digest:
             raise EmbeddingUnavailable("The index was built with another embedder.")
         qvec = (await self._embedder.embed([humanise(text)]))[0].astype(np.float32).tobytes()
         dim = gen.provenance.dim
-        rows = await self._db.fetchall(
+        chunk_rows = await self._db.fetchall(
             f"SELECT v.rowid, c.runbook_id, r.slug, r.title, 1.0 - v.distance"
             f" FROM {vec_table(dim, 'chunk')} v JOIN knowledge_chunks c ON c.id = v.rowid"
             " JOIN knowledge_runbooks r ON r.id = c.runbook_id"
             " WHERE v.embedding MATCH ? AND k = ?",
             (qvec, VECTOR_DEPTH),
         )
-        for cid, rid, slug, title, cos in rows:
-            cand = cands.setdefault(rid, Candidate(rid, slug, title))
-            cand.sem_chunk = max(cand.sem_chunk, cos)
-            cand.chunk_sem[cid] = cos
-        rows = await self._db.fetchall(
+        doc_rows = await self._db.fetchall(
             f"SELECT v.rowid, r.slug, r.title, 1.0 - v.distance"
             f" FROM {vec_table(dim, 'doc')} v JOIN knowledge_runbooks r ON r.id = v.rowid"
             " WHERE v.embedding MATCH ? AND k = ?",
             (qvec, VECTOR_DEPTH // 2),
         )
-        for rid, slug, title, cos in rows:
-            cands.setdefault(rid, Candidate(rid, slug, title)).sem_doc = cos
+        return list(chunk_rows), list(doc_rows)
 
     async def _hit(self, score: float, cand: Candidate) -> RunbookHit:
         """One runbook hit with its best sections (keyword and semantic evidence combined)."""
@@ -264,31 +271,49 @@ class Knowledge:
                 (cand.runbook_id,),
             )
             ids = [first[0]] if first else []
-        sections = [await self._section(cid, cand.slug) for cid in ids]
+        sections = await self._sections(ids, cand.slug)
         return RunbookHit(
             slug=cand.slug, title=cand.title, score=round(score, 4), sections=sections
         )
 
-    async def _section(self, chunk_id: int, slug: str) -> SectionHit:
-        row = await self._db.fetchone(
-            "SELECT heading_path, anchor, content_hash, text FROM knowledge_chunks WHERE id = ?",
-            (chunk_id,),
+    async def _sections(self, chunk_ids: list[int], slug: str) -> list[SectionHit]:
+        """Bounded citations for the given chunks, in the given order (one query)."""
+        if not chunk_ids:
+            return []
+        marks = ",".join("?" * len(chunk_ids))
+        rows = await self._db.fetchall(
+            "SELECT id, heading_path, anchor, content_hash, text FROM knowledge_chunks"
+            f" WHERE id IN ({marks})",
+            tuple(chunk_ids),
         )
-        assert row is not None  # ids come from the current generation
-        path = tuple(json.loads(row[0]))
-        snippet = " ".join(row[3].split())
+        by_id = {r[0]: r for r in rows}
+        return [self._section_hit(by_id[cid], slug) for cid in chunk_ids if cid in by_id]
+
+    def _section_hit(self, row: tuple, slug: str) -> SectionHit:
+        path = tuple(json.loads(row[1]))
+        snippet = " ".join(row[4].split())
         if len(snippet) > SNIPPET_CHARS:
             snippet = snippet[: SNIPPET_CHARS - 1] + "…"
         url = None
         if self._url:
-            url = f"{self._url}/{slug}.md" + (f"#{row[1]}" if row[1] else "")
+            url = f"{self._url}/{slug}.md" + (f"#{row[2]}" if row[2] else "")
         heading = path[-1] if path else "Overview"
         return SectionHit(
-            heading=heading, anchor=row[1], content_hash=row[2], snippet=snippet, url=url
+            heading=heading, anchor=row[2], content_hash=row[3], snippet=snippet, url=url
         )
 
 
-def _profiles(corpus: Corpus) -> tuple[dict[str, Profile], dict[str, float]]:
-    """Term profiles of every runbook and the corpus idf table (CPU work, run in a thread)."""
+def _merge_semantic(rows: tuple[list, list], cands: dict[int, Candidate]) -> None:
+    chunk_rows, doc_rows = rows
+    for cid, rid, slug, title, cos in chunk_rows:
+        cand = cands.setdefault(rid, Candidate(rid, slug, title))
+        cand.sem_chunk = max(cand.sem_chunk, cos)
+        cand.chunk_sem[cid] = cos
+    for rid, slug, title, cos in doc_rows:
+        cands.setdefault(rid, Candidate(rid, slug, title)).sem_doc = cos
+
+
+def _profiles(corpus: Corpus) -> tuple[dict[str, Profile], TermStats]:
+    """Term profiles of every runbook and the corpus term statistics (CPU work, in a thread)."""
     profiles = {f.slug: profile(chunk_runbook(f.slug, f.text)) for f in corpus.files.values()}
-    return profiles, idf_table(profiles.values())
+    return profiles, TermStats(profiles.values())

@@ -1,0 +1,73 @@
+"""Re-ranking signals: quantifiers in titles count, the opening section counts, near-duplicates split."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from knowledge._profile import QueryProfile, TermStats, overlap, profile
+from knowledge.chunking import chunk_runbook
+from knowledge.search import Knowledge
+from memory.db import Database
+from tests.knowledge.conftest import write_corpus
+
+SIBLINGS = {
+    "errors-sending-to-any-alertmanager": """# Errors sending alerts to any Alertmanager
+
+## Meaning
+Prometheus fails to deliver alerts to every configured Alertmanager.
+
+## Mitigation
+Check the network path to all Alertmanager pods.
+""",
+    "errors-sending-to-some-alertmanagers": """# Errors sending alerts to some Alertmanagers
+
+## Meaning
+Prometheus fails to deliver alerts to one or more Alertmanager instances.
+
+## Mitigation
+Check the network path to the failing Alertmanager pods.
+""",
+    "queue-backlog": """# Queue backlog
+
+## Meaning
+Consumers are not keeping up; messages pile up in the queue.
+
+## Mitigation
+Scale the consumers out.
+""",
+}
+
+
+def _profiles() -> dict[str, object]:
+    return {slug: profile(chunk_runbook(slug, text)) for slug, text in SIBLINGS.items()}
+
+
+def test_quantifier_words_in_titles_tell_siblings_apart() -> None:
+    profiles = _profiles()
+    stats = TermStats(profiles.values())  # type: ignore[arg-type]  # built from Profile values
+    q = QueryProfile.of("Prometheus is failing to send alerts to any Alertmanager")
+    w = stats.weight(q.terms)
+    any_ = overlap(q, profiles["errors-sending-to-any-alertmanager"], stats, w)  # type: ignore[arg-type]
+    some = overlap(q, profiles["errors-sending-to-some-alertmanagers"], stats, w)  # type: ignore[arg-type]
+    assert any_.title_idf_cov > some.title_idf_cov and any_.title_cov > some.title_cov
+
+
+def test_opening_section_coverage_prefers_the_runbook_that_restates_the_query() -> None:
+    profiles = _profiles()
+    stats = TermStats(profiles.values())  # type: ignore[arg-type]  # built from Profile values
+    q = QueryProfile.of("messages pile up because consumers are not keeping up")
+    w = stats.weight(q.terms)
+    backlog = overlap(q, profiles["queue-backlog"], stats, w)  # type: ignore[arg-type]
+    other = overlap(q, profiles["errors-sending-to-any-alertmanager"], stats, w)  # type: ignore[arg-type]
+    assert backlog.opening_cov > 0.5 > other.opening_cov
+    assert backlog.opening_pairs > other.opening_pairs
+
+
+async def test_keyword_search_ranks_the_sibling_whose_title_the_query_states(
+    db: Database, tmp_path: Path
+) -> None:
+    k = Knowledge(db, write_corpus(tmp_path / "rb", SIBLINGS), None)
+    any_ = await k.search("Errors while sending alerts to any Alertmanager", mode="keyword")
+    some = await k.search("Errors while sending alerts to some Alertmanagers", mode="keyword")
+    assert any_.hits[0].slug == "errors-sending-to-any-alertmanager"
+    assert some.hits[0].slug == "errors-sending-to-some-alertmanagers"
