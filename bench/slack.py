@@ -5,6 +5,11 @@ pacing does not serialise them), mention → first answer posted p50/p95 (concur
 time), and RSS of this process (bot + stand-in) after start-up.
 
   python -m bench.slack --notes 10000 --runbooks 400 --mentions 50
+  python -m bench.slack --notes 100000 --runbooks 400 --precomputed-vectors
+
+--precomputed-vectors loads the notes through Notes.save_many with real redaction but random
+unit vectors under the real model's identity (embedding 100k texts with MiniLM takes ~15 min here);
+questions are still embedded with the real model, so the search work per mention is real.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from bot.app import build_app
 from bot.settings import Settings
 from bot.standin import FakeSlack, SlackDriver
 from memory.incidents import Incidents
-from memory.notes import NoteDraft
+from memory.notes import NoteDraft, Notes
 from memory.scopes import WriteContext
 from memory.subjects import Author, SlackIdentity
 
@@ -106,8 +111,17 @@ def make_runbooks(target: Path, count: int, rng: random.Random) -> int:
     return len(list(target.glob("*.md")))
 
 
-async def load_notes(runtime, channels: list[str], count: int, rng: random.Random) -> float:  # type: ignore[no-untyped-def]
+async def load_notes(  # type: ignore[no-untyped-def]
+    runtime, channels: list[str], count: int, rng: random.Random, *, precomputed: bool
+) -> float:
     started = time.perf_counter()
+    notes = runtime.deps.notes
+    if precomputed:
+        from bench.memory import PrecomputedVectors
+        from memory.embedder import build_embedder
+
+        identity = build_embedder("onnx-minilm")  # name, dim and digest only; never run
+        notes = Notes(runtime.deps.db, runtime.deps.redactor, PrecomputedVectors(identity))
     ident = SlackIdentity(team_id=TEAM, user_id="U0BENCH")
     author = Author.of(ident, "bench")
     incidents = Incidents(runtime.deps.db, channel_pattern="^inc-")
@@ -121,10 +135,10 @@ async def load_notes(runtime, channels: list[str], count: int, rng: random.Rando
         )
         batch.append(NoteDraft(ctx, " ".join(rng.choices(WORDS, k=14))))
         if len(batch) == 500:
-            await runtime.deps.notes.save_many(batch)
+            await notes.save_many(batch)
             batch = []
     if batch:
-        await runtime.deps.notes.save_many(batch)
+        await notes.save_many(batch)
     return time.perf_counter() - started
 
 
@@ -180,7 +194,9 @@ async def main(args: argparse.Namespace) -> None:
     port = await runtime.start_http(host="127.0.0.1", port=0)
     start_s = time.perf_counter() - t0
     rss_mb = current_rss_mb()
-    load_s = await load_notes(runtime, channels, args.notes, rng)
+    load_s = await load_notes(
+        runtime, channels, args.notes, rng, precomputed=args.precomputed_vectors
+    )
     try:
         async with SlackDriver(f"http://127.0.0.1:{port}/slack/events", SECRET, slack) as driver:
             await mention_round(slack, driver, channels[:2], "U0ALICE")  # warm caches
@@ -226,4 +242,9 @@ if __name__ == "__main__":
     p.add_argument("--mentions", type=int, default=50)
     p.add_argument("--serial", type=int, default=20)
     p.add_argument("--embedder", default="onnx-minilm", choices=["onnx-minilm", "none"])
+    p.add_argument(
+        "--precomputed-vectors",
+        action="store_true",
+        help="bulk-load notes with random unit vectors (real redaction) to reach 100k quickly",
+    )
     asyncio.run(main(p.parse_args()))
