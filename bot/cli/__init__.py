@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import logging
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 
+from bot.logs import configure_logging
 from bot.settings import Settings, SettingsError, load_settings
 from memory.errors import OpsmemoryError
 
@@ -55,11 +55,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for problem in exc.problems:
             print(f"opsmemory: {problem}", file=sys.stderr)
         return 2
-    logging.basicConfig(
-        level=settings.log_level,
-        format="%(asctime)s %(levelname)s %(name)s %(message)s",
-        stream=sys.stderr,
-    )
+    configure_logging(settings.log_level)
     handler: Handler = args.handler
     try:
         return asyncio.run(handler(args, settings))
