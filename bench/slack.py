@@ -117,7 +117,7 @@ async def load_notes(  # type: ignore[no-untyped-def]
     started = time.perf_counter()
     notes = runtime.deps.notes
     if precomputed:
-        from bench.memory import PrecomputedVectors
+        from bench.memory_bench import PrecomputedVectors
         from memory.embedder import build_embedder
 
         identity = build_embedder("onnx-minilm")  # name, dim and digest only; never run

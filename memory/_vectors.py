@@ -73,13 +73,25 @@ class NoteVectors:
         """(note_id, cosine) best first, only from `partitions`; [] when nothing was indexed."""
         if not partitions or not await self._exists(db):
             return []
-        marks = ", ".join(f":p{i}" for i in range(len(partitions)))
-        params: dict[str, object] = {f"p{i}": p for i, p in enumerate(partitions)}
-        # vec0 returns up to k per partition listed in IN, so the union is merged below.
+        filled = [
+            str(r[0])
+            for r in await db.fetchall(
+                "SELECT DISTINCT partition_key FROM memory_notes"
+                " WHERE partition_key IN (SELECT value FROM json_each(?))",
+                (json.dumps(list(partitions)),),
+            )
+        ]
+        if not filled:
+            return []
+        marks = ", ".join(f":p{i}" for i in range(len(filled)))
+        params: dict[str, object] = {f"p{i}": p for i, p in enumerate(filled)}
+        # vec0 returns up to k per partition listed in IN, so the coarse budget is shared out:
+        # rescoring reads each candidate's float vector (~10 us a row), so the total stays small.
+        per_partition = max(8, -(-coarse // len(filled)))
         rows = await db.fetchall(
             f"SELECT note_id FROM {self.table} WHERE code MATCH vec_quantize_binary(:q)"
             f" AND k = :k AND part IN ({marks})",
-            {**params, "q": _blob(query), "k": int(coarse)},
+            {**params, "q": _blob(query), "k": per_partition},
         )
         ids = [int(r[0]) for r in rows]
         if not ids:

@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING
 
 from memory._locomo import load_locomo
 from memory._longmemeval import load_longmemeval
+from memory.errors import ValidationError
 from memory.incidents import Incidents
-from memory.notes import NoteDraft, NotePolicy, Notes
+from memory.notes import Note, NoteDraft, NotePolicy, Notes
 from memory.recall import Mode, Recall, RecallConfig
 from memory.scopes import Requester, WriteContext
 from memory.subjects import Author, SlackIdentity
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
 TEAM = "TEVAL"
 ASKER = f"{TEAM}/UASKER"
 Progress = Callable[[str], None]
+MAX_NOTE = 40_000  # the largest note cap settings allow
 
 
 @dataclass
@@ -51,8 +53,14 @@ class EvalReport:
     def as_json(self) -> dict[str, object]:
         out: dict[str, object] = {"benchmark": self.benchmark}
         out.update({key: round(value, 4) for key, value in self.metrics.items()})
-        out.update(n=self.n, embedder=self.embedder, mode=self.mode, notes=self.notes,
-                   ingest_s=round(self.ingest_s, 1), query_s=round(self.query_s, 1))
+        out.update(
+            n=self.n,
+            embedder=self.embedder,
+            mode=self.mode,
+            notes=self.notes,
+            ingest_s=round(self.ingest_s, 1),
+            query_s=round(self.query_s, 1),
+        )
         return out
 
 
@@ -110,14 +118,16 @@ class MemoryEval:
         progress: Progress | None = None,
     ) -> None:
         self._db = db
-        self._notes = Notes(db, redactor, embedder, NotePolicy(max_chars=40_000))
+        self._notes = Notes(db, redactor, embedder, NotePolicy(max_chars=MAX_NOTE))
         self._recall = Recall(db, embedder, config or RecallConfig(half_life_hours=None))
         self._incidents = Incidents(db)
         self._embedder_name = embedder.name if embedder is not None else "none"
         self._mode = mode
         self._progress = progress or (lambda _msg: None)
 
-    async def locomo(self, path: Path, ks: Sequence[int], *, limit: int | None = None) -> EvalReport:
+    async def locomo(
+        self, path: Path, ks: Sequence[int], *, limit: int | None = None
+    ) -> EvalReport:
         report = EvalReport("locomo", self._mode, self._embedder_name, tuple(ks))
         sums = _Sums()
         for n, conv in enumerate(load_locomo(path)[:limit]):
@@ -139,8 +149,14 @@ class MemoryEval:
                     )
                     for i, t in enumerate(session.turns)
                 ]
-                notes = await self._notes.save_many(drafts)
-                dia_of.update({note.id: t.dia_id for note, t in zip(notes, session.turns, strict=True)})
+                notes = await self._save(drafts)
+                dia_of.update(
+                    {
+                        note.id: t.dia_id
+                        for note, t in zip(notes, session.turns, strict=True)
+                        if note is not None
+                    }
+                )
             report.notes += len(dia_of)
             report.ingest_s += time.perf_counter() - started
             started = time.perf_counter()
@@ -160,7 +176,9 @@ class MemoryEval:
     async def longmemeval(
         self, path: Path, ks: Sequence[int], *, granularity: str, limit: int | None = None
     ) -> EvalReport:
-        report = EvalReport(f"longmemeval-{granularity}", self._mode, self._embedder_name, tuple(ks))
+        report = EvalReport(
+            f"longmemeval-{granularity}", self._mode, self._embedder_name, tuple(ks)
+        )
         sums = _Sums()
         questions = [q for q in load_longmemeval(path) if not q.question_id.endswith("_abs")]
         for n, q in enumerate(questions[:limit]):
@@ -173,16 +191,29 @@ class MemoryEval:
             incident = await self._open(author, channel, q.question_id)
             turn_of: dict[int, tuple[str, str]] = {}
             for session in q.sessions:
-                drafts = [
-                    NoteDraft(self._ctx(author, channel), t.text, incident=incident,
-                              at=session.at + timedelta(seconds=i))
-                    for i, t in enumerate(session.turns)
+                # A turn longer than the note cap becomes several notes of the same turn.
+                pieces = [
+                    (t, t.text[i : i + MAX_NOTE])
+                    for t in session.turns
+                    for i in range(0, len(t.text), MAX_NOTE)
                 ]
-                notes = await self._notes.save_many(drafts)
-                turn_of.update({
-                    note.id: (t.turn_id, t.session_id)
-                    for note, t in zip(notes, session.turns, strict=True)
-                })
+                drafts = [
+                    NoteDraft(
+                        self._ctx(author, channel),
+                        piece,
+                        incident=incident,
+                        at=session.at + timedelta(seconds=i),
+                    )
+                    for i, (_, piece) in enumerate(pieces)
+                ]
+                notes = await self._save(drafts)
+                turn_of.update(
+                    {
+                        note.id: (t.turn_id, t.session_id)
+                        for note, (t, _) in zip(notes, pieces, strict=True)
+                        if note is not None
+                    }
+                )
             report.notes += len(turn_of)
             report.ingest_s += time.perf_counter() - started
             started = time.perf_counter()
@@ -191,7 +222,7 @@ class MemoryEval:
             )
             report.query_s += time.perf_counter() - started
             if granularity == "turn":
-                ranked = [turn_of[item.id][0] for item in items]
+                ranked = list(dict.fromkeys(turn_of[item.id][0] for item in items))
             else:
                 ranked = list(dict.fromkeys(turn_of[item.id][1] for item in items))
             sums.add(q.question_type, ranked_metrics(ranked, gold, ks))
@@ -200,10 +231,26 @@ class MemoryEval:
         sums.fill(report)
         return report
 
+    async def _save(self, drafts: list[NoteDraft]) -> list[Note | None]:
+        """save_many; if a turn is refused (only secrets), save the rest one by one."""
+        try:
+            return list(await self._notes.save_many(drafts))
+        except ValidationError:
+            out: list[Note | None] = []
+            for draft in drafts:
+                try:
+                    out.append(
+                        await self._notes.save(draft.ctx, draft.text, incident=draft.incident)
+                    )
+                except ValidationError:
+                    out.append(None)
+            return out
+
     def _ctx(self, author: Author, channel: str) -> WriteContext:
         return WriteContext(author, TEAM, channel, channel_is_private=False, scope="channel")
 
     async def _open(self, author: Author, channel: str, title: str) -> str:
-        incident = await self._incidents.open(self._ctx(author, channel), title=title,
-                                              channel_id=channel)
+        incident = await self._incidents.open(
+            self._ctx(author, channel), title=title, channel_id=channel
+        )
         return incident.id

@@ -223,7 +223,17 @@ class Incidents:
             "INSERT INTO memory_incidents (team_id, id, number, channel_id, channel_is_private,"
             " owner_subject_id, title, severity, status, opened_at)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'open', ?)",
-            (team_id, incident_id, number, channel_id, int(is_private), owner, title, severity, now),
+            (
+                team_id,
+                incident_id,
+                number,
+                channel_id,
+                int(is_private),
+                owner,
+                title,
+                severity,
+                now,
+            ),
         )
         await tx.execute(
             "INSERT INTO memory_audit (at, action, subject_id, team_id, channel_id, scope, item_id,"

@@ -5,15 +5,18 @@ over-fetched, fused by weighted reciprocal rank, then reranked by recency (half-
 48 h, with a floor so old root causes still surface) and note kind. Visibility is part of the
 SQL of every read (`scopes.visibility_sql`), and vector search reads only visible partitions.
 
-Where the single-node design stops: the vector first pass is brute force over the requester's
-visible partitions (~14 ms per 100k binary codes on a 2-core box, plus exact rescoring), and
-FTS5 cost grows with how many visible notes match. Around 1M notes visible to one requester
-recall passes ~150 ms; beyond that, or with many writers on several hosts, use an ANN index and
-a server database. One SQLite file takes one writer at a time (about 10^3 notes/s here).
+Where the single-node design stops (bench/memory.py, 2-core box, 100k notes visible over 10
+channels): the vector pass (binary codes per visible partition, then exact rescoring of ~200)
+took p95 55 ms; FTS5 cost grows with how many visible notes match the query terms, and on a
+synthetic 100-word vocabulary, where every term hits tens of thousands of notes, keyword recall
+took p95 172 ms. Past ~100k notes per requester, prune very common query terms, split the
+keyword index per partition, or move to an ANN index and a server search engine. One SQLite
+file has one writer (storage alone ~1,400 notes/s; with MiniLM embedding ~50 notes/s here).
 """
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -28,7 +31,7 @@ from memory.incidents import parse_incident_id
 from memory.scopes import Requester, visibility_sql, visible_partitions
 
 if TYPE_CHECKING:
-    from memory.db import Database
+    from memory.db import Database, Row
     from memory.embedder import Embedder
 
 log = logging.getLogger(__name__)
@@ -44,10 +47,10 @@ class RecallConfig:
     kind_weights: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_KIND_WEIGHTS))
     fts_column_weights: tuple[float, float, float] = (1.0, 0.6, 0.35)  # text, author, context
     keyword_weight: float = 1.0
-    vector_weight: float = 1.0
-    rrf_k: float = 60.0
+    vector_weight: float = 0.5  # MiniLM alone is far weaker than BM25 with neighbour context
+    rrf_k: float = 10.0  # small k keeps strong keyword top ranks on top
     overfetch: int = 50  # candidates per list, at least
-    coarse: int = 200  # binary-code candidates per partition before exact rescoring
+    coarse: int = 200  # binary-code candidates (shared by the partitions searched) to rescore
     mode: Mode = "hybrid"
 
 
@@ -94,7 +97,7 @@ class Recall:
         self,
         db: Database,
         embedder: Embedder | None,
-        config: RecallConfig = RecallConfig(),  # noqa: B008 -- frozen, so sharing is safe
+        config: RecallConfig = RecallConfig(),
         clock: Clock = utc_now,
     ) -> None:
         self._db = db
@@ -124,11 +127,16 @@ class Recall:
         fetch = max(self._config.overfetch, 3 * k)
         rankings: list[tuple[list[int], float]] = []
         if mode in ("keyword", "hybrid"):
-            rankings.append((await self._keyword(requester, query, fetch, incident_id),
-                             self._config.keyword_weight))
+            rankings.append(
+                (
+                    await self._keyword(requester, query, fetch, incident_id),
+                    self._config.keyword_weight,
+                )
+            )
         if mode in ("semantic", "hybrid"):
-            rankings.append((await self._semantic(requester, query, fetch),
-                             self._config.vector_weight))
+            rankings.append(
+                (await self._semantic(requester, query, fetch), self._config.vector_weight)
+            )
         fused = rrf(rankings, k=self._config.rrf_k)
         if not fused:
             return []
@@ -213,9 +221,9 @@ class Recall:
         )
         return [nid for nid, _ in hits]
 
-    async def _rows(self, requester: Requester, ids: list[int], incident_id: str | None) -> list:
-        import json
-
+    async def _rows(
+        self, requester: Requester, ids: list[int], incident_id: str | None
+    ) -> list[Row]:
         vis, params = visibility_sql(requester, alias="n")
         return await self._db.fetchall(
             _ROWS.format(vis=vis, incident="AND n.incident_id = :incident" if incident_id else ""),
@@ -223,17 +231,16 @@ class Recall:
         )
 
 
-def _item(row: object, created: datetime, score: float) -> RecallItem:
-    r = row  # a sqlean.Row
+def _item(row: Row, created: datetime, score: float) -> RecallItem:
     return RecallItem(
-        id=int(r["id"]),  # type: ignore[index]
-        kind=r["kind"],  # type: ignore[index]
-        text=r["text"],  # type: ignore[index]
-        scope=r["scope"],  # type: ignore[index]
-        incident_id=r["incident_id"],  # type: ignore[index]
-        channel_id=r["channel_id"],  # type: ignore[index]
-        author_subject_id=r["owner_subject_id"],  # type: ignore[index]
+        id=int(row["id"]),
+        kind=row["kind"],
+        text=row["text"],
+        scope=row["scope"],
+        incident_id=row["incident_id"],
+        channel_id=row["channel_id"],
+        author_subject_id=row["owner_subject_id"],
         created_at=created,
-        permalink=r["permalink"],  # type: ignore[index]
+        permalink=row["permalink"],
         score=score,
     )

@@ -26,8 +26,7 @@ SCOPES: tuple[str, ...] = get_args(Scope)
 _ALIAS = re.compile(r"^[a-z_][a-z0-9_]{0,30}$")
 
 GUEST_WRITE_REFUSED = (
-    "Guests and people from other organisations can read answers here but cannot save "
-    "to opsmemory."
+    "Guests and people from other organisations can read answers here but cannot save to opsmemory."
 )
 
 
@@ -139,5 +138,7 @@ def visible_partitions(requester: Requester) -> list[str]:
     keys = [f"u:{requester.subject_id}", f"w:{requester.team_id}"]
     if requester.channel_id:
         keys += [f"c:{requester.channel_id}", f"cp:{requester.channel_id}"]
-    keys += [f"c:{cid}" for cid in sorted(requester.member_channel_ids) if cid != requester.channel_id]
+    keys += [
+        f"c:{cid}" for cid in sorted(requester.member_channel_ids) if cid != requester.channel_id
+    ]
     return keys

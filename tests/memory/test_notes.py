@@ -1,0 +1,184 @@
+"""Notes: edge validation, redaction before persistence (fail closed), audit, same-tx indexing (issue 4)."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+import pytest
+from presidio_analyzer import EntityRecognizer
+
+from memory.db import Database
+from memory.embedder import build_embedder
+from memory.errors import EmptyText, NoteTooLong, RedactionFailed, UnknownIncident
+from memory.incidents import Incidents
+from memory.notes import NoteDraft, NotePolicy, Notes, OnlySecrets
+from memory.recall import Recall
+from memory.redaction import Redactor
+from memory.scopes import Requester, WriteContext
+from memory.subjects import Author, SlackIdentity
+
+AWS_KEY = "AKIAIOSFODNN7EXAMPLE"
+TABLES = ("memory_notes", "memory_notes_fts", "memory_note_vectors", "memory_audit")
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = datetime(2026, 1, 1, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+class Exploding(EntityRecognizer):
+    """A recognizer that always raises, to prove a redaction failure writes nothing."""
+
+    def __init__(self) -> None:
+        super().__init__(supported_entities=["BOOM"], name="Exploding")
+
+    def load(self) -> None:
+        return None
+
+    def analyze(self, text, entities, nlp_artifacts=None):
+        raise RuntimeError("recognizer crashed")
+
+
+@pytest.fixture(scope="module")
+def redactor() -> Redactor:
+    return Redactor()
+
+
+@pytest.fixture(scope="module")
+def embedder():
+    return build_embedder("onnx-minilm")
+
+
+@pytest.fixture
+async def db(tmp_path):
+    database = await Database.open(tmp_path / "m.db")
+    yield database
+    await database.close()
+
+
+def ctx(channel: str = "C1", user: str = "U1") -> WriteContext:
+    return WriteContext(
+        Author.of(SlackIdentity("T1", user), "ann"),
+        "T1",
+        channel,
+        False,
+        "channel",
+        permalink=f"https://x.slack.com/archives/{channel}/p1",
+    )
+
+
+async def counts(db: Database) -> dict[str, int]:
+    return {t: await db.scalar(f"SELECT count(*) FROM {t}") for t in TABLES}
+
+
+async def test_secret_is_redacted_and_audit_keeps_only_types_and_counts(db, redactor, embedder):
+    notes = Notes(db, redactor, embedder, clock=Clock())
+    note = await notes.save(ctx(), f"rotated key {AWS_KEY} after the leak", kind="action")
+    assert AWS_KEY not in note.text and "<AWS_ACCESS_KEY>" in note.text
+    audit = await db.fetchone("SELECT * FROM memory_audit WHERE action = 'note.save'")
+    assert json.loads(audit["findings"]) == {"AWS_ACCESS_KEY": 1}
+    assert (audit["subject_id"], audit["scope"], audit["channel_id"]) == ("T1/U1", "channel", "C1")
+    rows = [r for t in TABLES for r in await db.fetchall(f"SELECT * FROM {t}")]
+    dump = "\n".join(str(tuple(r)) for r in rows)
+    assert AWS_KEY not in dump
+
+
+async def test_note_is_searchable_by_keyword_and_vector_when_save_returns(db, redactor, embedder):
+    notes, recall = Notes(db, redactor, embedder), Recall(db, embedder)
+    saved = await notes.save(ctx(), "The connection pool was exhausted by a retry storm")
+    asker = Requester("T1/U2", "T1", channel_id="C1")
+    assert [i.id for i in await recall.recall(asker, "retry storm", mode="keyword")] == [saved.id]
+    semantic = await recall.recall(asker, "too many database connections", mode="semantic")
+    assert [i.id for i in semantic] == [saved.id]
+
+
+async def test_orphan_incident_id_writes_nothing(db, redactor, embedder):
+    with pytest.raises(UnknownIncident):
+        await Notes(db, redactor, embedder).save(ctx(), "rolled back", incident="inc-404")
+    assert await counts(db) == dict.fromkeys(TABLES, 0)
+
+
+async def test_note_attached_to_an_existing_incident_by_any_spelling(db, redactor, embedder):
+    await Incidents(db).open(ctx(), title="db down", channel_id="C1")
+    note = await Notes(db, redactor, embedder).save(ctx(), "rolled back", incident="INC-0001")
+    assert note.incident_id == "inc-1"
+
+
+@pytest.mark.parametrize("text", ["", "   ", "\n\t "])
+async def test_empty_or_whitespace_note_is_refused(db, redactor, embedder, text):
+    with pytest.raises(EmptyText):
+        await Notes(db, redactor, embedder).save(ctx(), text)
+
+
+async def test_note_over_limit_is_refused_with_the_limit(db, redactor, embedder):
+    notes = Notes(db, redactor, embedder, NotePolicy(max_chars=100))
+    with pytest.raises(NoteTooLong) as caught:
+        await notes.save(ctx(), "x" * 101)
+    assert "100" in str(caught.value) and "101" in str(caught.value)
+
+
+async def test_note_made_only_of_secrets_is_refused(db, redactor, embedder):
+    with pytest.raises(OnlySecrets):
+        await Notes(db, redactor, embedder).save(ctx(), f"{AWS_KEY} bob@example.com")
+    assert await counts(db) == dict.fromkeys(TABLES, 0)
+
+
+async def test_redactor_failure_writes_nothing(db, embedder):
+    broken = Redactor(extra_recognizers=[Exploding()])
+    drafts = [NoteDraft(ctx(), "first"), NoteDraft(ctx(), "second")]
+    with pytest.raises(RedactionFailed):
+        await Notes(db, broken, embedder).save_many(drafts)
+    assert await counts(db) == dict.fromkeys(TABLES, 0)
+
+
+async def test_unicode_and_rtl_text_round_trips_and_is_found(db, redactor, embedder):
+    text = "השרת נפל אחרי העדכון — café ☕ 数据库"
+    saved = await Notes(db, redactor, embedder).save(ctx(), text)
+    assert saved.text == text
+    hits = await Recall(db, embedder).recall(
+        Requester("T1/U1", "T1", channel_id="C1"), "העדכון", mode="keyword"
+    )
+    assert [h.id for h in hits] == [saved.id]
+
+
+async def test_a_reply_is_found_through_the_message_it_answers(db, redactor, embedder):
+    """Neighbour context: 'yes, do it' only matches via the question before it (issue 4)."""
+    notes = Notes(db, redactor, embedder)
+    await notes.save_many(
+        [
+            NoteDraft(ctx(), "should we fail over the redis cluster?"),
+            NoteDraft(ctx(user="U2"), "yes, do it now"),
+        ]
+    )
+    hits = await Recall(db, embedder).recall(
+        Requester("T1/U1", "T1", channel_id="C1"), "redis failover", mode="keyword"
+    )
+    assert "yes, do it now" in [h.text for h in hits]
+
+
+async def test_save_many_keeps_order_and_writes_one_audit_row_each(db, redactor, embedder):
+    saved = await Notes(db, redactor, embedder).save_many(
+        [NoteDraft(ctx(), f"step {i} done") for i in range(5)]
+    )
+    assert [n.text for n in saved] == [f"step {i} done" for i in range(5)]
+    assert await counts(db) == dict.fromkeys(TABLES, 5)
+
+
+async def test_without_an_embedder_notes_are_indexed_later(db, redactor, embedder):
+    await Notes(db, redactor, None).save(ctx(), "disk full on node 3")
+    assert await db.scalar("SELECT count(*) FROM memory_note_vectors") == 0
+    assert await Notes(db, redactor, embedder).index_missing_vectors() == 1
+    hits = await Recall(db, embedder).recall(
+        Requester("T1/U1", "T1", channel_id="C1"), "storage exhausted", mode="semantic"
+    )
+    assert [h.text for h in hits] == ["disk full on node 3"]
+
+
+async def test_a_note_of_punctuation_without_secrets_is_kept(db, redactor, embedder):
+    """Only notes whose secrets were removed and left nothing are refused, not ';)' (issue 4)."""
+    note = await Notes(db, redactor, embedder).save(ctx(), ";)")
+    assert note.text == ";)"

@@ -1,0 +1,187 @@
+"""Recall: scope-safe hybrid search with recency, kind weights and sources (issue 4)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from memory.db import Database
+from memory.embedder import build_embedder
+from memory.errors import InvalidLimit
+from memory.incidents import Incidents
+from memory.notes import Notes
+from memory.recall import Recall, RecallConfig
+from memory.redaction import Redactor
+from memory.scopes import Requester, WriteContext
+from memory.subjects import Author, SlackIdentity
+
+MODES = ("keyword", "semantic", "hybrid")
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = datetime(2026, 1, 1, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+@pytest.fixture(scope="module")
+def redactor() -> Redactor:
+    return Redactor()
+
+
+@pytest.fixture(scope="module")
+def embedder():
+    return build_embedder("onnx-minilm")
+
+
+@pytest.fixture
+async def db(tmp_path):
+    database = await Database.open(tmp_path / "m.db")
+    yield database
+    await database.close()
+
+
+def ctx(
+    channel: str | None,
+    *,
+    private: bool = False,
+    scope: str = "channel",
+    team: str = "T1",
+    user: str = "U1",
+) -> WriteContext:
+    author = Author.of(SlackIdentity(team, user), "ann")
+    return WriteContext(
+        author,
+        team,
+        channel,
+        private,
+        scope,  # type: ignore[arg-type]
+        permalink=f"https://x.slack.com/archives/{channel}/p123",
+    )
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_private_channel_note_never_recalled_elsewhere(db, redactor, embedder, mode):
+    await Notes(db, redactor, embedder).save(
+        ctx("C9", private=True), "payments db password rotated"
+    )
+    recall = Recall(db, embedder)
+    outsiders = [
+        Requester("T1/U2", "T1", channel_id="C1", member_channel_ids=frozenset({"C9"})),
+        Requester("T1/U1", "T1"),  # even the author, in a DM
+        Requester("T2/U1", "T2", member_channel_ids=frozenset({"C9"})),  # another workspace
+    ]
+    for asker in outsiders:
+        assert await recall.recall(asker, "payments db password", mode=mode) == []
+    inside = await recall.recall(
+        Requester("T1/U2", "T1", channel_id="C9"), "payments db password", mode=mode
+    )
+    assert [i.text for i in inside] == ["payments db password rotated"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_user_notes_only_reach_their_owner_and_workspace_notes_stay_in_team(
+    db, redactor, embedder, mode
+):
+    notes = Notes(db, redactor, embedder)
+    await notes.save(ctx(None, scope="user"), "I prefer terraform plans posted before apply")
+    await notes.save(ctx("C1", scope="workspace"), "terraform state lives in the ops bucket")
+    recall = Recall(db, embedder)
+
+    async def texts(asker: Requester) -> set[str]:
+        return {i.text for i in await recall.recall(asker, "terraform plans state", mode=mode)}
+
+    assert len(await texts(Requester("T1/U1", "T1"))) == 2
+    assert await texts(Requester("T1/U2", "T1")) == {"terraform state lives in the ops bucket"}
+    assert await texts(Requester("T2/U1", "T2")) == set()
+
+
+async def test_public_channel_note_reaches_members_only(db, redactor, embedder):
+    await Notes(db, redactor, embedder).save(ctx("C8"), "cdn cache purge fixed the stale assets")
+    recall = Recall(db, embedder)
+    member = Requester("T1/U2", "T1", member_channel_ids=frozenset({"C8"}))
+    assert len(await recall.recall(member, "cdn cache purge")) == 1
+    assert await recall.recall(Requester("T1/U3", "T1"), "cdn cache purge") == []
+
+
+async def test_items_carry_their_source(db, redactor, embedder):
+    clock = Clock()
+    await Incidents(db, clock).open(ctx("C1"), title="db down", channel_id="C1")
+    await Notes(db, redactor, embedder, clock=clock).save(
+        ctx("C1"), "failover to replica b", kind="decision", incident="1"
+    )
+    (item,) = await Recall(db, embedder, clock=clock).recall(
+        Requester("T1/U2", "T1", channel_id="C1"), "failover replica"
+    )
+    assert (item.incident_id, item.channel_id, item.author_subject_id, item.kind) == (
+        "inc-1",
+        "C1",
+        "T1/U1",
+        "decision",
+    )
+    assert item.created_at == clock.now and item.permalink.endswith("/C1/p123")
+    assert item.source == "note"
+
+
+async def test_recent_note_outranks_an_equally_matching_old_one(db, redactor, embedder):
+    clock = Clock()
+    notes = Notes(db, redactor, embedder, clock=clock)
+    await notes.save(ctx("C1"), "restarted the ingest workers")
+    clock.now += timedelta(days=6)
+    await notes.save(ctx("C2"), "restarted the ingest workers")
+    asker = Requester("T1/U1", "T1", member_channel_ids=frozenset({"C1", "C2"}))
+    decayed = await Recall(db, embedder, clock=clock).recall(asker, "restarted ingest workers")
+    assert [i.channel_id for i in decayed] == ["C2", "C1"]
+    assert decayed[0].score > decayed[1].score * 1.5
+    flat = await Recall(db, embedder, RecallConfig(half_life_hours=None), clock).recall(
+        asker, "restarted ingest workers"
+    )
+    assert flat[0].score / flat[1].score < 1.2  # only the fused rank differs without decay
+
+
+async def test_root_cause_outranks_a_plain_note_with_the_same_words(db, redactor, embedder):
+    notes = Notes(db, redactor, embedder)
+    await notes.save(ctx("C1"), "dns ttl too long on the api record", kind="root_cause")
+    await notes.save(ctx("C2"), "dns ttl too long on the api record", kind="note")
+    asker = Requester("T1/U1", "T1", member_channel_ids=frozenset({"C1", "C2"}))
+    items = await Recall(db, embedder).recall(asker, "dns ttl api")
+    assert [i.kind for i in items] == ["root_cause", "note"]
+
+
+async def test_similar_incidents_finds_visible_past_incidents_only(db, redactor, embedder):
+    incidents, notes = Incidents(db), Notes(db, redactor, embedder)
+    for channel, private, text in [
+        ("C1", False, "kafka consumer lag after broker upgrade"),
+        ("C2", True, "kafka consumer lag from a bad partition key"),
+        ("C3", False, "certificate expired on the login page"),
+    ]:
+        await incidents.open(ctx(channel, private=private), title=text, channel_id=channel)
+        await notes.save(ctx(channel, private=private), text, incident=None)
+        await db.execute(
+            "UPDATE memory_notes SET incident_id = (SELECT id FROM memory_incidents"
+            " WHERE channel_id = memory_notes.channel_id)"
+        )
+    asker = Requester(
+        "T1/U2", "T1", channel_id="C7", member_channel_ids=frozenset({"C1", "C2", "C3"})
+    )
+    matches = await Recall(db, embedder).similar_incidents(asker, "consumer lag on kafka", limit=3)
+    assert matches[0].incident.channel_id == "C1"
+    assert "C2" not in {m.incident.channel_id for m in matches}
+
+
+async def test_k_out_of_range_is_refused(db, embedder):
+    with pytest.raises(InvalidLimit):
+        await Recall(db, embedder).recall(Requester("T1/U1", "T1"), "x", k=0)
+
+
+async def test_query_of_only_stop_words_returns_nothing_in_keyword_mode(db, redactor, embedder):
+    await Notes(db, redactor, embedder).save(ctx("C1"), "what is the status")
+    assert (
+        await Recall(db, embedder).recall(
+            Requester("T1/U1", "T1", channel_id="C1"), "what is the", mode="keyword"
+        )
+        == []
+    )

@@ -1,0 +1,115 @@
+"""Scopes: one visibility rule in SQL, mirrored by vector partitions; guests cannot write (issue 4)."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from memory.db import Database
+from memory.errors import PermissionDenied
+from memory.scopes import (
+    GUEST_WRITE_REFUSED,
+    InvalidScope,
+    Requester,
+    WriteContext,
+    partition_key_for,
+    visibility_sql,
+    visible_partitions,
+)
+from memory.subjects import Author, SlackIdentity
+
+ROWS = [  # (name, scope, team, channel, private, owner)
+    ("mine", "user", "T1", None, 0, "T1/U1"),
+    ("theirs", "user", "T1", None, 0, "T1/U2"),
+    ("private_c9", "channel", "T1", "C9", 1, "T1/U2"),
+    ("public_c8", "channel", "T1", "C8", 0, "T1/U2"),
+    ("team1", "workspace", "T1", "C8", 0, "T1/U2"),
+    ("team2", "workspace", "T2", "C7", 0, "T2/U3"),
+]
+
+
+@pytest.fixture
+async def db(tmp_path):
+    database = await Database.open(tmp_path / "m.db")
+    async with database.transaction() as tx:
+        await tx.execute(
+            "CREATE TABLE rows (name TEXT, scope TEXT, team_id TEXT, channel_id TEXT,"
+            " channel_is_private INTEGER, owner_subject_id TEXT)"
+        )
+        await tx.executemany("INSERT INTO rows VALUES (?, ?, ?, ?, ?, ?)", ROWS)
+    yield database
+    await database.close()
+
+
+async def visible(db: Database, requester: Requester) -> set[str]:
+    where, params = visibility_sql(requester, alias="r")
+    return {row[0] for row in await db.fetchall(f"SELECT name FROM rows r WHERE {where}", params)}
+
+
+async def test_private_channel_rows_only_inside_that_channel(db) -> None:
+    inside = Requester("T1/U1", "T1", channel_id="C9")
+    member_elsewhere = Requester(
+        "T1/U1", "T1", channel_id="C8", member_channel_ids=frozenset({"C9"})
+    )
+    assert "private_c9" in await visible(db, inside)
+    assert "private_c9" not in await visible(db, member_elsewhere)
+    assert "private_c9" not in await visible(db, Requester("T1/U1", "T1"))
+
+
+async def test_public_channel_rows_reach_members_and_user_rows_only_their_owner(db) -> None:
+    dm_member = Requester("T1/U1", "T1", member_channel_ids=frozenset({"C8"}))
+    assert await visible(db, dm_member) == {"mine", "public_c8", "team1"}
+    assert await visible(db, Requester("T1/U4", "T1")) == {"team1"}
+
+
+async def test_other_workspace_sees_none_of_this_teams_rows(db) -> None:
+    assert await visible(db, Requester("T2/U3", "T2")) == {"team2"}
+
+
+def test_partitions_mirror_the_sql_rule() -> None:
+    """Every row's partition is searchable exactly when the SQL rule shows the row."""
+    requesters = [
+        Requester("T1/U1", "T1", channel_id=c, member_channel_ids=m)
+        for c, m in itertools.product([None, "C8", "C9"], [frozenset(), frozenset({"C8", "C9"})])
+    ]
+    for req in requesters:
+        parts = set(visible_partitions(req))
+        for name, scope, team, channel, private, owner in ROWS:
+            key = partition_key_for(
+                scope=scope,
+                team_id=team,
+                channel_id=channel,
+                channel_is_private=bool(private),
+                owner_subject_id=owner,
+            )
+            sql_sees = (
+                (scope == "user" and owner == req.subject_id)
+                or (
+                    scope == "channel"
+                    and (
+                        channel == req.channel_id
+                        or (not private and channel in req.member_channel_ids)
+                    )
+                )
+                or (scope == "workspace" and team == req.team_id)
+            )
+            assert (key in parts) == sql_sees, (name, req)
+
+
+@pytest.mark.parametrize("flag", ["is_guest", "is_external"])
+def test_guests_and_external_people_cannot_write(flag: str) -> None:
+    author = Author.of(SlackIdentity(team_id="T1", user_id="U1", **{flag: True}))
+    with pytest.raises(PermissionDenied) as caught:
+        WriteContext(author, "T1", "C1", channel_is_private=False, scope="channel")
+    assert str(caught.value) == GUEST_WRITE_REFUSED
+
+
+def test_channel_scope_needs_a_channel() -> None:
+    with pytest.raises(InvalidScope):
+        WriteContext(Author.of(SlackIdentity("T1", "U1")), "T1", None, False, "channel")
+
+
+def test_alias_is_checked_before_it_reaches_sql() -> None:
+    with pytest.raises(ValueError):
+        visibility_sql(Requester("T1/U1", "T1"), alias="n; DROP TABLE x")
