@@ -59,6 +59,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     handler: Handler = args.handler
     try:
         return asyncio.run(handler(args, settings))
+    except SettingsError as exc:  # e.g. `run` without Slack credentials
+        for problem in exc.problems:
+            print(f"opsmemory: {problem}", file=sys.stderr)
+        return 2
     except OpsmemoryError as exc:
         print(f"opsmemory: {exc}", file=sys.stderr)
         return 1

@@ -100,3 +100,10 @@ def test_doctor_fails_when_ollama_is_configured_but_unreachable(tmp_path: Path) 
     done = _opsmemory("doctor", env=env, cwd=tmp_path)
     assert done.returncode == 1
     assert "FAIL ollama" in done.stdout and "unreachable" in done.stdout
+
+
+def test_run_without_slack_credentials_exits_2_with_what_is_missing(tmp_path: Path) -> None:
+    done = _opsmemory("run", env={"OPSMEMORY_DATA_DIR": str(tmp_path)}, cwd=tmp_path)
+    assert done.returncode == 2
+    assert "SLACK_BOT_TOKEN" in done.stderr and "bench.slack" in done.stderr
+    assert not (tmp_path / "opsmemory.db").exists()  # nothing was started or created
