@@ -1,5 +1,6 @@
 """Background jobs on APScheduler 3.x: roll captured threads up into episodes every few minutes,
-and post the daily digest. Jobs missed during a restart still run once (explicit grace, coalesce).
+post the daily digest, and keep house daily (retention TTLs, old event ids). Jobs missed during a
+restart still run once (explicit grace, coalesce).
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ ROLLUP_EVERY = timedelta(minutes=5)
 # dropped silently. Allow a generous window and collapse missed runs into one (coalesce).
 ROLLUP_GRACE_S = 600
 DIGEST_GRACE_S = 6 * 3600
+HOUSEKEEPING_EVERY = timedelta(hours=24)
+HOUSEKEEPING_GRACE_S = 24 * 3600
 
 
 class Jobs:
@@ -44,6 +47,21 @@ class Jobs:
         self._last_rollup = now
         log.info("threads_rolled_up", extra={"count": len(refs)})
         return len(refs)
+
+    async def keep_house(self) -> dict[str, int]:
+        """Apply the per-scope retention TTLs and forget event ids older than Slack's retries."""
+        settings = self._deps.settings
+        receipt = await self._deps.controls.apply_retention(
+            {
+                "user": settings.retention_days_user,
+                "channel": settings.retention_days_channel,
+                "workspace": settings.retention_days_workspace,
+            }
+        )
+        pruned = await self._deps.dedupe.prune()
+        counts = {**receipt.counts, "bot_events": pruned}
+        log.info("housekeeping_done", extra={"deleted": sum(counts.values())})
+        return counts
 
     async def post_digest(self) -> bool:
         """Post yesterday's digest to OPSMEMORY_DIGEST_CHANNEL; False when empty or unset."""
@@ -79,6 +97,14 @@ def build_scheduler(jobs: Jobs, *, digest_time: str, timezone: str) -> AsyncIOSc
         IntervalTrigger(seconds=ROLLUP_EVERY.seconds),
         id="roll_up_threads",
         misfire_grace_time=ROLLUP_GRACE_S,
+        coalesce=True,
+        max_instances=1,
+    )
+    scheduler.add_job(
+        jobs.keep_house,
+        IntervalTrigger(seconds=int(HOUSEKEEPING_EVERY.total_seconds())),
+        id="keep_house",
+        misfire_grace_time=HOUSEKEEPING_GRACE_S,
         coalesce=True,
         max_instances=1,
     )

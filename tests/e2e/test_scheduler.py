@@ -6,8 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from bot.app import build_app
 from bot.scheduler import DIGEST_GRACE_S, Jobs, build_scheduler
 from bot.standin import FakeSlack, SlackDriver
+from tests.conftest import FakeClock
 from tests.e2e.workspace import ALICE, BOB, GENERAL, INCIDENT, SECRET, TEAM, eventually_async
 
 
@@ -37,6 +39,45 @@ def test_jobs_have_an_explicit_grace_time_and_coalesce() -> None:
         timezone="UTC",
     )
     jobs = {job.id: job for job in scheduler.get_jobs()}
-    assert set(jobs) == {"roll_up_threads", "post_digest"}
+    assert set(jobs) == {"roll_up_threads", "post_digest", "keep_house"}
     assert jobs["post_digest"].misfire_grace_time == DIGEST_GRACE_S
     assert all(job.coalesce and job.misfire_grace_time > 1 for job in jobs.values())
+
+
+async def test_housekeeping_expires_memory_past_its_ttl_and_old_event_ids(
+    bot_settings: Callable[..., Any], slack: FakeSlack, clock: FakeClock
+) -> None:
+    """Retention TTLs per scope are applied by the daily job, not left to an operator."""
+    runtime = await build_app(bot_settings(retention_days_channel=7), clock=clock)
+    try:
+        await runtime.warm_up()
+        port = await runtime.start_http(host="127.0.0.1", port=0)
+        async with SlackDriver(f"http://127.0.0.1:{port}/slack/events", SECRET, slack) as d:
+            await d.command(INCIDENT, ALICE, "open sev2 Checkout latency")
+            await d.command(INCIDENT, ALICE, "note pool size raised to 80 on checkout-db")
+            await d.say(INCIDENT, BOB, "still seeing 503s from checkout")
+        count = "SELECT count(*) FROM memory_notes"
+        await eventually_async(lambda: runtime.deps.db.scalar(count), lambda n: n == 1)
+        jobs = Jobs(runtime.deps, runtime.app.client, team_id=TEAM)
+
+        clock.advance(days=3)
+        kept = await jobs.keep_house()
+        assert await runtime.deps.db.scalar(count) == 1  # inside the 7-day TTL
+        assert kept["bot_events"] >= 1  # event ids older than two days are forgotten
+
+        clock.advance(days=5)
+        expired = await jobs.keep_house()
+        assert await runtime.deps.db.scalar(count) == 0
+        assert expired.get("memory_notes", 0) == 1
+    finally:
+        await runtime.stop()
+
+
+def test_housekeeping_is_scheduled_with_a_grace_time() -> None:
+    scheduler = build_scheduler(
+        Jobs(None, None, team_id=TEAM),
+        digest_time="09:00",  # type: ignore[arg-type]
+        timezone="UTC",
+    )
+    job = scheduler.get_job("keep_house")
+    assert job is not None and job.coalesce and job.misfire_grace_time > 1
