@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
 
 from memory.errors import EmbeddingUnavailable
+from memory.words import STOP_WORDS
 
 if TYPE_CHECKING:
     from knowledge.search import Knowledge
@@ -247,34 +248,8 @@ def _summary(runbooks: list[Source], memories: list[Source]) -> str:
     return "\n".join(parts)
 
 
-_STOP = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "for",
-        "how",
-        "i",
-        "in",
-        "is",
-        "it",
-        "of",
-        "on",
-        "or",
-        "the",
-        "to",
-        "we",
-        "what",
-        "when",
-        "why",
-        "with",
-    ]
-)
-
-
 def _words(text: str) -> set[str]:
-    return {w for w in re.findall(r"[a-z0-9][a-z0-9-]{2,}", text.lower()) if w not in _STOP}
+    return {w for w in re.findall(r"[a-z0-9][a-z0-9-]{2,}", text.lower()) if w not in STOP_WORDS}
 
 
 def _first_sentence(text: str, limit: int = 280) -> str:

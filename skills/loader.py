@@ -16,6 +16,7 @@ from pathlib import Path
 import yaml
 
 from memory.errors import InvalidLimit
+from memory.words import STOP_WORDS
 
 log = logging.getLogger(__name__)
 
@@ -27,29 +28,6 @@ MAX_BODY_BYTES = 64_000
 MAX_MATCHES = 3
 MIN_MATCH_SCORE = 2.0
 _WORD = re.compile(r"[a-z0-9]+")
-_STOP = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "for",
-        "how",
-        "i",
-        "in",
-        "is",
-        "it",
-        "my",
-        "of",
-        "on",
-        "or",
-        "the",
-        "to",
-        "we",
-        "what",
-        "with",
-    ]
-)
 
 
 @dataclass(frozen=True)
@@ -76,7 +54,7 @@ class _Entry:
 def _terms(text: str) -> set[str]:
     """Lowercase words with a plural `s` dropped, stopwords out."""
     words = _WORD.findall(text.lower().replace("-", " "))
-    return {w[:-1] if len(w) > 3 and w.endswith("s") else w for w in words if w not in _STOP}
+    return {w[:-1] if len(w) > 3 and w.endswith("s") else w for w in words if w not in STOP_WORDS}
 
 
 @dataclass(frozen=True)
