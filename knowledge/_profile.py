@@ -5,6 +5,8 @@ query restates the runbook's opening section (runbooks usually open with what th
 so these signals separate near-duplicate runbooks (`...-space-filling-up` vs `...-almost-out-of-
 space`, `...-to-some-...` vs `...-to-any-...`). Terms are identifier-split, lowercased and lightly
 stemmed; only function words are dropped, so quantifiers like "any"/"some"/"not" still count.
+A query's lead (its first sentence, where people and alerts state the problem before the details)
+is scored on its own: a runbook whose title and opening restate the lead is about that problem.
 Profiles and idf sums are computed once per corpus; per query only set intersections remain.
 """
 
@@ -56,6 +58,9 @@ FUNCTION_WORDS = frozenset(
 )
 #: Sections counted as a runbook's opening (what the alert means, before how to fix it).
 OPENING_SECTIONS = 2
+#: Words of a query's first sentence that count as its lead (the problem, before the details).
+LEAD_WORDS = 12
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s")
 
 
 def stem(word: str) -> str:
@@ -75,6 +80,12 @@ def term_sequence(text: str) -> list[str]:
             if len(part) >= 2 and not part.isdigit() and part not in FUNCTION_WORDS:
                 out.append(stem(part))
     return out
+
+
+def lead_text(text: str) -> str:
+    """The query's first sentence, at most LEAD_WORDS words: where people state the problem."""
+    first = _SENTENCE_END.split(text.strip(), maxsplit=1)[0]
+    return " ".join(first.split()[:LEAD_WORDS])
 
 
 def bigrams(seq: list[str]) -> frozenset[tuple[str, str]]:
@@ -108,11 +119,13 @@ def profile(rb: ChunkedRunbook) -> Profile:
 class QueryProfile:
     terms: frozenset[str]
     pairs: frozenset[tuple[str, str]]
+    lead: frozenset[str]
 
     @classmethod
     def of(cls, text: str) -> QueryProfile:
         seq = term_sequence(text)
-        return cls(terms=frozenset(seq), pairs=bigrams(seq))
+        lead = frozenset(term_sequence(lead_text(text)))
+        return cls(terms=frozenset(seq), pairs=bigrams(seq), lead=lead)
 
 
 class TermStats:
@@ -131,6 +144,10 @@ class TermStats:
     def weight(self, terms: Iterable[str]) -> float:
         return sum(self.idf.get(t, self.unseen) for t in terms)
 
+    def known_weight(self, terms: Iterable[str]) -> float:
+        """Idf mass of the terms some runbook uses (host names, ids and typos weigh nothing)."""
+        return sum(self.idf.get(t, 0.0) for t in terms)
+
 
 @dataclass(frozen=True)
 class Overlap:
@@ -143,6 +160,7 @@ class Overlap:
     title_all: float  # 1 when the query contains every title term
     opening_cov: float  # idf-weighted share of the query's terms in the opening sections
     opening_pairs: float  # share of the query's word pairs found in order in the opening
+    lead_cov: float  # idf-weighted share of the query's known lead terms in title or opening
 
 
 def overlap(q: QueryProfile, p: Profile, stats: TermStats, q_weight: float) -> Overlap:
@@ -151,6 +169,7 @@ def overlap(q: QueryProfile, p: Profile, stats: TermStats, q_weight: float) -> O
     in_title = q.terms & p.title
     title_weight = stats.weight(p.title) or 1.0
     matched = stats.weight(in_title)
+    lead_weight = stats.known_weight(q.lead) or 1.0
     return Overlap(
         query_cov=stats.weight(q.terms & p.terms) / total,
         title_cov=len(in_title) / len(p.title) if p.title else 0.0,
@@ -159,4 +178,5 @@ def overlap(q: QueryProfile, p: Profile, stats: TermStats, q_weight: float) -> O
         title_all=float(bool(p.title) and p.title <= q.terms),
         opening_cov=stats.weight(q.terms & p.opening) / total,
         opening_pairs=len(q.pairs & p.opening_pairs) / len(q.pairs) if q.pairs else 0.0,
+        lead_cov=stats.known_weight(q.lead & (p.opening | p.title)) / lead_weight,
     )

@@ -1,11 +1,12 @@
 """Hybrid fusion of keyword and semantic evidence per runbook, and the calibrated confidence.
 
-Each candidate runbook carries eleven signals (`SIGNALS`): document-level and best-chunk BM25F
-(max-normalised per query so they compare across queries), best-chunk and summary cosines
-(rescaled above a floor) and seven term-overlap signals from `_profile.py`. The fused score is a
-linear ranker over them, trained pairwise (logistic loss on the right runbook's signals minus each
-wrong candidate's) and reported with leave-one-query-set-out cross-validation by
-bench/knowledge_tune.py; nothing is keyed to particular runbooks. Confidence is a logistic model
+Each candidate runbook carries thirteen signals (`SIGNALS`): document-level, best-chunk and
+lead-only BM25F (max-normalised per query so they compare across queries), best-chunk and summary
+cosines (rescaled above a floor) and eight term-overlap signals from `_profile.py`. The fused
+score is a linear ranker over them, trained listwise (softmax cross-entropy of the right runbook
+among each query's candidates) and reported with leave-one-query-set-out cross-validation by
+bench/knowledge_tune.py (hybrid leaves the lead-only BM25F out: it helped keyword rankings only,
+held out); nothing is keyed to particular runbooks. Confidence is a logistic model
 over features of the ranking, fitted and cross-validated the same way; below `abstain_below` the
 answer is "no matching runbook".
 """
@@ -33,8 +34,10 @@ SIGNALS = (
     "title_all",
     "opening_cov",
     "opening_pairs",
+    "lead_cov",
+    "kw_lead",
 )
-_NO_OVERLAP = Overlap(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+_NO_OVERLAP = Overlap(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 
 
 @dataclass
@@ -46,6 +49,7 @@ class Candidate:
     title: str
     kw_doc: float = 0.0  # BM25F of the whole runbook (higher is better)
     kw_chunk: float = 0.0  # best BM25F of one of its chunks
+    kw_lead: float = 0.0  # BM25F of the whole runbook for the query's lead alone
     sem_chunk: float = 0.0  # best cosine of one of its chunks
     sem_doc: float = 0.0  # cosine of its summary vector
     overlap: Overlap = _NO_OVERLAP
@@ -53,11 +57,11 @@ class Candidate:
     chunk_sem: dict[int, float] = field(default_factory=dict)
 
 
-#: Linear weights per mode, in SIGNALS order: pairwise logistic fits on all three labelled query
+#: Linear weights per mode, in SIGNALS order: listwise softmax fits on all three labelled query
 #: sets (leave-one-set-out numbers in the README; bench/knowledge_tune.py reproduces them).
-HYBRID_WEIGHTS = (2.21, 1.64, 2.75, 2.67, 1.19, 1.61, 2.34, 1.36, 1.50, 1.27, 0.67)
-KEYWORD_WEIGHTS = (2.43, 2.42, 0.0, 0.0, 1.48, 2.22, 2.62, 1.52, 1.48, 1.74, 1.01)
-SEMANTIC_WEIGHTS = (0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+HYBRID_WEIGHTS = (1.69, 1.31, 3.0, 2.83, 0.57, 1.62, 2.17, 1.14, 1.91, 0.63, 1.34, 1.36, 0.0)
+KEYWORD_WEIGHTS = (1.87, 2.25, 0.0, 0.0, 0.82, 3.0, 2.91, 1.65, 2.42, 0.95, 2.26, 1.24, 2.62)
+SEMANTIC_WEIGHTS = (0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 
 
 @dataclass(frozen=True)
@@ -68,12 +72,13 @@ class FusionConfig:
     keyword: tuple[float, ...] = KEYWORD_WEIGHTS
     semantic: tuple[float, ...] = SEMANTIC_WEIGHTS
     sem_floor: float = 0.2  # cosines below this count as no evidence (MiniLM rarely goes lower)
-    # logistic(bias + coef · confidence_features); fitted on alert + no-runbook queries.
-    conf_bias: float = -3.814
-    conf_coef: tuple[float, ...] = (1.699, 3.223, 2.638, 5.223)
+    # logistic(bias + coef · confidence_features); fitted on answerable alert and paraphrase
+    # queries against no-runbook queries.
+    conf_bias: float = -3.554
+    conf_coef: tuple[float, ...] = (2.446, 3.319, 2.724, 3.252)
     # Keyword-only rankings have no cosine: their own model (same features, cosine weight 0).
-    keyword_conf_bias: float = -2.058
-    keyword_conf_coef: tuple[float, ...] = (1.69, 0.0, 3.131, 5.591)
+    keyword_conf_bias: float = -1.456
+    keyword_conf_coef: tuple[float, ...] = (2.823, 0.0, 3.871, 2.965)
     abstain_below: float = 0.5
 
     def weights(self, mode: Mode) -> tuple[float, ...]:
@@ -85,6 +90,7 @@ def signal_rows(cands: list[Candidate], sem_floor: float) -> list[tuple[float, .
     kd = max((c.kw_doc for c in cands), default=0.0) or 1.0
     kc = max((c.kw_chunk for c in cands), default=0.0) or 1.0
     ti = max((c.overlap.title_idf for c in cands), default=0.0) or 1.0
+    kl = max((c.kw_lead for c in cands), default=0.0) or 1.0
     rows = []
     for c in cands:
         o = c.overlap
@@ -101,6 +107,8 @@ def signal_rows(cands: list[Candidate], sem_floor: float) -> list[tuple[float, .
                 o.title_all,
                 o.opening_cov,
                 o.opening_pairs,
+                o.lead_cov,
+                c.kw_lead / kl,
             )
         )
     return rows
@@ -124,15 +132,17 @@ def _lift(cosine: float, floor: float) -> float:
 
 def confidence_features(ranked: list[tuple[float, Candidate]]) -> tuple[float, ...]:
     """Features that say whether the top result really matches: relative margin over the
-    runner-up, its best chunk cosine, the idf-weighted share of its title the query covers, and
-    the share of the query's word pairs its opening sections contain (chosen by 5-fold CV among
-    z-score, agreement and coverage variants; see bench/knowledge_tune.py)."""
+    runner-up, its best chunk cosine, the idf-weighted share of its title the query covers, the
+    share of the query's word pairs its opening sections contain, and how much of the query's
+    lead (first sentence, where the problem is stated) its title and opening restate. Chosen by
+    5-fold CV; see bench/knowledge_tune.py."""
     if not ranked:
         return (0.0, 0.0, 0.0, 0.0)
     top_score, top = ranked[0]
     second = ranked[1][0] if len(ranked) > 1 else 0.0
     margin = (top_score - second) / top_score if top_score > 0 else 0.0
-    return (margin, top.sem_chunk, top.overlap.title_idf_cov, top.overlap.opening_pairs)
+    o = top.overlap
+    return (margin, top.sem_chunk, o.opening_pairs, o.lead_cov)
 
 
 def confidence(features: tuple[float, ...], config: FusionConfig, mode: Mode = "hybrid") -> float:

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from knowledge._fts import match_expression, query_terms
-from knowledge._profile import Profile, QueryProfile, TermStats, overlap, profile
+from knowledge._profile import Profile, QueryProfile, TermStats, lead_text, overlap, profile
 from knowledge.chunking import chunk_runbook
 from knowledge.corpus import Corpus, normalise_slug
 from knowledge.errors import IndexBuildFailed, InvalidQuery
@@ -192,7 +192,7 @@ class Knowledge:
                 used = "keyword"
         if used != "semantic" and terms:
             try:
-                await self._keyword(terms, cands)
+                await self._keyword(terms, query_terms(lead_text(text)), cands)
             except BaseException:
                 if semantic is not None:
                     semantic.cancel()
@@ -212,16 +212,19 @@ class Knowledge:
                     cand.overlap = overlap(qp, prof, self._stats, q_weight)
         return fuse(list(cands.values()), self._config, used), used, len(terms)
 
-    async def _keyword(self, terms: list[str], cands: dict[int, Candidate]) -> None:
-        expr = match_expression(terms)
-        rows = await self._db.fetchall(
-            "SELECT r.id, r.slug, r.title, -bm25(knowledge_doc_fts, ?, ?, ?) AS s"
-            " FROM knowledge_doc_fts JOIN knowledge_runbooks r ON r.id = knowledge_doc_fts.rowid"
-            " WHERE knowledge_doc_fts MATCH ? ORDER BY s DESC LIMIT ?",
-            (*DOC_WEIGHTS, expr, KEYWORD_DEPTH),
-        )
-        for rid, slug, title, score in rows:
+    async def _keyword(
+        self, terms: list[str], lead: list[str], cands: dict[int, Candidate]
+    ) -> None:
+        """Document and chunk BM25F of the query, and document BM25F of its lead alone."""
+        for rid, slug, title, score in await self._doc_rows(terms):
             cands.setdefault(rid, Candidate(rid, slug, title)).kw_doc = score
+        if lead and lead != terms:
+            for rid, slug, title, score in await self._doc_rows(lead):
+                cands.setdefault(rid, Candidate(rid, slug, title)).kw_lead = score
+        else:
+            for cand in cands.values():
+                cand.kw_lead = cand.kw_doc
+        expr = match_expression(terms)
         rows = await self._db.fetchall(
             "SELECT c.id, r.id, r.slug, r.title, -bm25(knowledge_chunk_fts, ?, ?, ?) AS s"
             " FROM knowledge_chunk_fts JOIN knowledge_chunks c ON c.id = knowledge_chunk_fts.rowid"
@@ -233,6 +236,16 @@ class Knowledge:
             cand = cands.setdefault(rid, Candidate(rid, slug, title))
             cand.kw_chunk = max(cand.kw_chunk, score)
             cand.chunk_kw[cid] = score
+
+    async def _doc_rows(self, terms: list[str]) -> list[tuple]:
+        return list(
+            await self._db.fetchall(
+                "SELECT r.id, r.slug, r.title, -bm25(knowledge_doc_fts, ?, ?, ?) AS s"
+                " FROM knowledge_doc_fts JOIN knowledge_runbooks r ON r.id = knowledge_doc_fts.rowid"
+                " WHERE knowledge_doc_fts MATCH ? ORDER BY s DESC LIMIT ?",
+                (*DOC_WEIGHTS, match_expression(terms), KEYWORD_DEPTH),
+            )
+        )
 
     async def _semantic_rows(self, text: str, gen: Generation) -> tuple[list, list]:
         """(nearest chunk rows, nearest summary rows) for the query's embedding."""

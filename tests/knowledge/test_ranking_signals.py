@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from knowledge._profile import QueryProfile, TermStats, overlap, profile
+from knowledge._profile import LEAD_WORDS, QueryProfile, TermStats, lead_text, overlap, profile
 from knowledge.chunking import chunk_runbook
 from knowledge.search import Knowledge
 from memory.db import Database
@@ -71,3 +71,36 @@ async def test_keyword_search_ranks_the_sibling_whose_title_the_query_states(
     some = await k.search("Errors while sending alerts to some Alertmanagers", mode="keyword")
     assert any_.hits[0].slug == "errors-sending-to-any-alertmanager"
     assert some.hits[0].slug == "errors-sending-to-some-alertmanagers"
+
+
+def test_lead_coverage_counts_the_first_sentence_and_ignores_unknown_names() -> None:
+    profiles = _profiles()
+    stats = TermStats(profiles.values())  # type: ignore[arg-type]  # built from Profile values
+    q = QueryProfile.of("Messages pile up in the queue xq-7f9z. Alertmanager pods restarted twice.")
+    w = stats.weight(q.terms)
+    backlog = overlap(q, profiles["queue-backlog"], stats, w)  # type: ignore[arg-type]
+    other = overlap(q, profiles["errors-sending-to-any-alertmanager"], stats, w)  # type: ignore[arg-type]
+    assert backlog.lead_cov == 1.0  # the unknown name "xq-7f9z" neither helps nor hurts
+    assert other.lead_cov == 0.0  # "Alertmanager" is in the details, not the lead
+
+
+def test_lead_is_the_first_sentence_capped_in_words() -> None:
+    assert lead_text("Disk almost full on 10.0.0.1:9100. Details follow here.") == (
+        "Disk almost full on 10.0.0.1:9100."
+    )
+    assert lead_text(" ".join(f"w{i}" for i in range(30))).split() == [
+        f"w{i}" for i in range(LEAD_WORDS)
+    ]
+
+
+async def test_keyword_search_follows_the_lead_when_the_details_name_another_runbook(
+    db: Database, tmp_path: Path
+) -> None:
+    k = Knowledge(db, write_corpus(tmp_path / "rb", SIBLINGS), None)
+    # The details restate a sibling's title; without the lead signals that sibling ranks first.
+    result = await k.search(
+        "Queue backlog. Errors sending alerts to any Alertmanager, Prometheus fails to deliver"
+        " alerts to every configured Alertmanager.",
+        mode="keyword",
+    )
+    assert result.hits[0].slug == "queue-backlog"
