@@ -188,6 +188,9 @@ def _check_parent_writable(path: Path) -> None:
 
 async def _open_async(path: Path) -> aiosqlite.Connection:
     conn = aiosqlite.Connection(lambda: _connect_raw(str(path)), iter_chunk_size=256)
+    # aiosqlite's worker thread is non-daemon: a command that fails before close() would hang
+    # the process at exit forever. WAL makes an abrupt end safe (SQLite recovers on next open).
+    conn._thread.daemon = True
     try:
         await conn
     except DriverError as exc:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -76,3 +78,18 @@ async def test_data_dir_that_is_a_file_is_one_clear_error(tmp_path: Path) -> Non
     blocker.write_text("a file where the data dir should be")
     with pytest.raises(StorageError, match="OPSMEMORY_DATA_DIR"):
         await Database.open(blocker / "opsmemory.db")
+
+
+def test_a_command_that_fails_before_closing_the_database_still_exits(tmp_path: Path) -> None:
+    """aiosqlite's worker threads must not keep a failed CLI process alive forever."""
+    script = (
+        "import asyncio, sys\n"
+        "from pathlib import Path\n"
+        "from memory.db import Database\n"
+        "async def main():\n"
+        f"    await Database.open(Path({str(tmp_path)!r}) / 'x.db')\n"
+        "    sys.exit(3)\n"
+        "asyncio.run(main())\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], timeout=30, capture_output=True)
+    assert done.returncode == 3
