@@ -76,8 +76,8 @@ class NoteVectors:
         filled = [
             str(r[0])
             for r in await db.fetchall(
-                "SELECT DISTINCT partition_key FROM memory_notes"
-                " WHERE partition_key IN (SELECT value FROM json_each(?))",
+                "SELECT p.value FROM json_each(?) p WHERE EXISTS"
+                " (SELECT 1 FROM memory_notes WHERE partition_key = p.value)",
                 (json.dumps(list(partitions)),),
             )
         ]

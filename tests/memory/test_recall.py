@@ -6,11 +6,12 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from memory._notes_fts import KeywordConfig
 from memory.db import Database
 from memory.embedder import build_embedder
 from memory.errors import InvalidLimit
 from memory.incidents import Incidents
-from memory.notes import Notes
+from memory.notes import NotePolicy, Notes
 from memory.recall import Recall, RecallConfig
 from memory.redaction import Redactor
 from memory.scopes import Requester, WriteContext
@@ -185,3 +186,50 @@ async def test_query_of_only_stop_words_returns_nothing_in_keyword_mode(db, reda
         )
         == []
     )
+
+
+def _few_common(**overrides) -> RecallConfig:
+    """A keyword config whose limits a handful of notes can reach (the defaults need 5,000)."""
+    return RecallConfig(keyword=KeywordConfig(**{"common_df": 3, "df_window": 50, **overrides}))
+
+
+async def test_common_query_terms_are_pruned_but_rare_ones_still_find_the_note(
+    db, redactor, embedder
+):
+    notes = Notes(db, redactor, None, NotePolicy(context_neighbours=0))
+    for i in range(6):
+        await notes.save(ctx("C1"), f"database replica lag report {i}")
+    target = await notes.save(ctx("C1"), "database replica failover drill went fine")
+    asker = Requester("T1/U1", "T1", channel_id="C1")
+    hits = await Recall(db, None, _few_common()).recall(
+        asker, "database replica failover", k=3, mode="keyword"
+    )
+    assert [h.id for h in hits][:1] == [target.id]
+
+
+async def test_when_every_term_is_common_the_conjunction_ranks_first(db, redactor, embedder):
+    notes = Notes(db, redactor, None, NotePolicy(context_neighbours=0))
+    for i in range(5):
+        await notes.save(ctx("C1"), f"database timeout seen {i}")
+        await notes.save(ctx("C1"), f"replica timeout seen {i}")
+    both = await notes.save(ctx("C1"), "database replica both")
+    asker = Requester("T1/U1", "T1", channel_id="C1")
+    hits = await Recall(db, None, _few_common()).recall(
+        asker, "database replica", k=5, mode="keyword"
+    )
+    assert hits[0].id == both.id
+    assert len(hits) == 5, "the disjunction fills in when the conjunction finds too few"
+
+
+async def test_keyword_scan_full_of_invisible_notes_still_finds_the_visible_one(
+    db, redactor, embedder
+):
+    notes = Notes(db, redactor, None, NotePolicy(context_neighbours=0))
+    for i in range(8):
+        await notes.save(ctx("CPRIV", private=True), f"kafka kafka kafka broker lag {i}")
+    mine = await notes.save(ctx("C1"), "kafka broker restarted after a long incident")
+    asker = Requester("T1/U1", "T1", channel_id="C1")
+    hits = await Recall(db, None, _few_common(common_df=100, scan=3)).recall(
+        asker, "kafka broker", k=3, mode="keyword"
+    )
+    assert [h.id for h in hits] == [mine.id]
