@@ -80,6 +80,7 @@ def add_eval_memory_parser(sub: argparse._SubParsersAction) -> argparse.Argument
     parser.add_argument(
         "--json", action="store_true", help="print one JSON object as the last line"
     )
+    parser.set_defaults(handler=run_eval_memory)
     return parser
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from bot.cli import build_parser
+from tests.memory.test_evaluate import locomo_file
 
 COMMANDS = [
     ["run"],
@@ -70,7 +71,9 @@ def test_redact_json_reports_types_and_counts_never_values(tmp_path: Path) -> No
 
 
 def test_bad_setting_exits_2_naming_the_variable(tmp_path: Path) -> None:
-    done = _opsmemory("doctor", env={"SLACK_APP_TOKEN": "xoxb-wrong", "OPSMEMORY_DATA_DIR": str(tmp_path)})
+    done = _opsmemory(
+        "doctor", env={"SLACK_APP_TOKEN": "xoxb-wrong", "OPSMEMORY_DATA_DIR": str(tmp_path)}
+    )
     assert done.returncode == 2
     assert done.stderr.strip() == (
         "opsmemory: SLACK_APP_TOKEN must start with xapp- (an app-level token with connections:write)"
@@ -107,3 +110,39 @@ def test_run_without_slack_credentials_exits_2_with_what_is_missing(tmp_path: Pa
     assert done.returncode == 2
     assert "SLACK_BOT_TOKEN" in done.stderr and "bench.slack" in done.stderr
     assert not (tmp_path / "opsmemory.db").exists()  # nothing was started or created
+
+
+def test_eval_memory_runs_end_to_end_and_ends_with_one_json_line(tmp_path: Path) -> None:
+    """Through the real CLI: ingest with redaction and embedding, recall, score."""
+    data = locomo_file(tmp_path)
+    done = _opsmemory("eval", "memory", "--locomo", str(data), "--k", "1,5", "--json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout.splitlines()[-1])
+    assert result["n"] == 2 and result["recall@5"] == 1.0
+    assert result["embedder"].startswith("onnx-minilm") and result["mode"] == "hybrid"
+
+
+def test_eval_runbooks_runs_end_to_end_and_ends_with_one_json_line(tmp_path: Path) -> None:
+    corpus = tmp_path / "runbooks"
+    corpus.mkdir()
+    (corpus / "disk-full.md").write_text("# Disk full\n\n## Symptoms\n\nDisk usage above 90%.\n")
+    (corpus / "cert-expiry.md").write_text("# Certificate expiry\n\n## Symptoms\n\nTLS errors.\n")
+    queries = tmp_path / "q.jsonl"
+    queries.write_text(
+        json.dumps({"query": "disk usage above 90% on db-1", "expected": "disk-full"}) + "\n"
+    )
+    done = _opsmemory(
+        "eval",
+        "runbooks",
+        "--corpus",
+        str(corpus),
+        "--queries",
+        str(queries),
+        "--json",
+        env={"OPSMEMORY_DATA_DIR": str(tmp_path / "data")},
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout.splitlines()[-1])
+    assert result["n"] == 1 and result["hit@1"] == 1.0
+    assert result["provenance"]["embedder_digest"].startswith("8199be6f")
