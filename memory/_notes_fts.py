@@ -8,24 +8,29 @@ terms matching at least `common_df` notes are dropped once enough rarer terms re
 common, the conjunction of the two rarest is scored first and the disjunction only fills in
 when the conjunction finds too few notes. On small stores (LoCoMo: 6k notes) nothing is pruned.
 
-Visibility: the top `scan` notes by BM25 are taken first and then filtered by `visibility_sql`;
+Visibility: the MATCH itself is limited to the requester's partitions (and the incident, when
+asked) through the hidden `fts_keys` column, so other channels' notes are skipped while matching.
+The top `scan` notes by BM25 are then filtered by `visibility_sql`, the one authoritative rule;
 when that leaves fewer than asked and the scan was full, the exact query (visibility applied
 before ranking) runs instead, so a requester who sees a small part of a big store loses nothing.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from memory.fusion import fts_match, query_terms
-from memory.scopes import Requester, visibility_sql
+from memory.scopes import Requester, visibility_sql, visible_partitions
 
 if TYPE_CHECKING:
     from memory.db import Database
 
-_BM25 = "bm25(memory_notes_fts, :w_text, :w_author, :w_context)"
+# fts_keys (partition and incident tokens) filters, it never scores: weight 0.
+_BM25 = "bm25(memory_notes_fts, :w_text, :w_author, :w_context, 0.0)"
+_CONTENT = "{text author_name context}"
 
 _FAST = f"""
 WITH hits AS (
@@ -77,16 +82,33 @@ async def keyword_candidates(
     else:
         keep = ranked[: config.min_terms]
         plans = [" AND ".join(f"({fts_match([t])})" for t in keep), fts_match(keep)]
+    scope = _scope_filter(requester, incident_id)
     found: list[int] = []
-    for match in plans:
-        if match is None:
+    for plan in plans:
+        if plan is None:
             continue
+        match = f"{_CONTENT} : ({plan}) AND {scope}"
         for nid in await _search(db, requester, match, limit, incident_id, config):
             if nid not in found:
                 found.append(nid)
         if len(found) >= limit:
             break
     return found[:limit]
+
+
+def _phrase(key: str) -> str:
+    """A key as an FTS5 phrase of the tokens unicode61 makes of it ("c:C01" -> "c c01")."""
+    return '"' + " ".join(re.findall(r"[A-Za-z0-9]+", key)) + '"'
+
+
+def _scope_filter(requester: Requester, incident_id: str | None) -> str:
+    """MATCH clause keeping only the requester's partitions (and one incident), so FTS5 skips
+    other channels' notes while it matches instead of ranking them first."""
+    keys = " OR ".join(_phrase(k) for k in visible_partitions(requester))
+    clause = f"fts_keys : ({keys})"
+    if incident_id:
+        clause += f" AND fts_keys : {_phrase('incident ' + incident_id)}"
+    return clause
 
 
 async def _doc_freqs(db: Database, terms: Sequence[str], *, window: int) -> dict[str, float]:
@@ -100,7 +122,10 @@ async def _doc_freqs(db: Database, terms: Sequence[str], *, window: int) -> dict
     )
     row = await db.fetchone(
         f"SELECT {counts}",
-        {"low": max(0, top - window), **{f"t{i}": fts_match([t]) for i, t in enumerate(terms)}},
+        {
+            "low": max(0, top - window),
+            **{f"t{i}": f"{_CONTENT} : ({fts_match([t])})" for i, t in enumerate(terms)},
+        },
     )
     scale = max(1.0, top / window)
     return {t: int(row[i]) * scale if row is not None else 0.0 for i, t in enumerate(terms)}

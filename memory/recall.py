@@ -44,6 +44,7 @@ log = logging.getLogger(__name__)
 
 Mode = Literal["keyword", "semantic", "hybrid"]
 MAX_K = 100
+SIMILAR_CANDIDATES = 30  # notes looked at to rank past incidents
 
 
 @dataclass(frozen=True)
@@ -161,10 +162,18 @@ class Recall:
     async def similar_incidents(
         self, requester: Requester, text: str, limit: int = 3
     ) -> list[IncidentMatch]:
-        """Past incidents whose visible notes best match `text`, excluding this channel's own."""
+        """Past incidents whose visible notes best match `text`, excluding this channel's own.
+
+        Similarity of meaning is what "a similar incident" is, and the vector pass is the cheap
+        one at 100k notes (the keyword pass over common words is not), so this ranks on vectors
+        alone, falling back to keywords without an embedder.
+        """
         from memory.incidents import Incidents
 
-        hits = await self.recall(requester, text, k=MAX_K)
+        mode: Mode = "semantic" if self._vectors is not None else "keyword"
+        hits = await self.recall(requester, text, k=SIMILAR_CANDIDATES, mode=mode)
+        if not hits and mode == "semantic":  # embedder down: keywords still find something
+            hits = await self.recall(requester, text, k=SIMILAR_CANDIDATES, mode="keyword")
         by_incident: dict[str, tuple[float, RecallItem]] = {}
         for hit in hits:
             if hit.incident_id is None or hit.channel_id == requester.channel_id:

@@ -47,6 +47,11 @@ CREATE TABLE memory_notes (
     source_ts          TEXT,
     created_at         TEXT NOT NULL,
     next_count         INTEGER NOT NULL DEFAULT 0,  -- following notes already in `context`
+    -- Indexed in FTS so a MATCH can be limited to the requester's partitions and one incident
+    -- (memory/_notes_fts.py); the rows are still filtered by scopes.visibility_sql afterwards.
+    fts_keys           TEXT GENERATED ALWAYS AS (
+        partition_key || coalesce(' incident ' || incident_id, '')
+    ) VIRTUAL,
     FOREIGN KEY (team_id, incident_id) REFERENCES memory_incidents (team_id, id)
 );
 CREATE INDEX memory_notes_partition ON memory_notes (partition_key, channel_id, id);
@@ -56,26 +61,27 @@ CREATE INDEX memory_notes_incident ON memory_notes (team_id, incident_id);
 
 -- Keyword index kept in step by triggers, so it commits (or rolls back) with the note itself.
 CREATE VIRTUAL TABLE memory_notes_fts USING fts5(
-    text, author_name, context,
+    text, author_name, context, fts_keys,
     content = 'memory_notes', content_rowid = 'id',
     tokenize = 'porter unicode61 remove_diacritics 2'
 );
 
 CREATE TRIGGER memory_notes_ai AFTER INSERT ON memory_notes BEGIN
-    INSERT INTO memory_notes_fts (rowid, text, author_name, context)
-    VALUES (new.id, new.text, new.author_name, new.context);
+    INSERT INTO memory_notes_fts (rowid, text, author_name, context, fts_keys)
+    VALUES (new.id, new.text, new.author_name, new.context, new.fts_keys);
 END;
 
 CREATE TRIGGER memory_notes_ad AFTER DELETE ON memory_notes BEGIN
-    INSERT INTO memory_notes_fts (memory_notes_fts, rowid, text, author_name, context)
-    VALUES ('delete', old.id, old.text, old.author_name, old.context);
+    INSERT INTO memory_notes_fts (memory_notes_fts, rowid, text, author_name, context, fts_keys)
+    VALUES ('delete', old.id, old.text, old.author_name, old.context, old.fts_keys);
 END;
 
-CREATE TRIGGER memory_notes_au AFTER UPDATE OF text, author_name, context ON memory_notes BEGIN
-    INSERT INTO memory_notes_fts (memory_notes_fts, rowid, text, author_name, context)
-    VALUES ('delete', old.id, old.text, old.author_name, old.context);
-    INSERT INTO memory_notes_fts (rowid, text, author_name, context)
-    VALUES (new.id, new.text, new.author_name, new.context);
+CREATE TRIGGER memory_notes_au
+AFTER UPDATE OF text, author_name, context, partition_key, incident_id ON memory_notes BEGIN
+    INSERT INTO memory_notes_fts (memory_notes_fts, rowid, text, author_name, context, fts_keys)
+    VALUES ('delete', old.id, old.text, old.author_name, old.context, old.fts_keys);
+    INSERT INTO memory_notes_fts (rowid, text, author_name, context, fts_keys)
+    VALUES (new.id, new.text, new.author_name, new.context, new.fts_keys);
 END;
 
 -- One row per memory write: who, when, where, what was removed (types and counts, never values).
