@@ -8,8 +8,9 @@ terms matching at least `common_df` notes are dropped once enough rarer terms re
 common, the conjunction of the two rarest is scored first and the disjunction only fills in
 when the conjunction finds too few notes. On small stores (LoCoMo: 6k notes) nothing is pruned.
 
-Visibility: the MATCH itself is limited to the requester's partitions (and the incident, when
-asked) through the hidden `fts_keys` column, so other channels' notes are skipped while matching.
+Visibility: when the question is about one incident, or the requester sees only a few partitions,
+the MATCH itself is limited through the hidden `fts_keys` column, so other channels' notes are
+skipped while matching.
 The top `scan` notes by BM25 are then filtered by `visibility_sql`, the one authoritative rule;
 when that leaves fewer than asked and the scan was full, the exact query (visibility applied
 before ranking) runs instead, so a requester who sees a small part of a big store loses nothing.
@@ -87,7 +88,7 @@ async def keyword_candidates(
     for plan in plans:
         if plan is None:
             continue
-        match = f"{_CONTENT} : ({plan}) AND {scope}"
+        match = f"{_CONTENT} : ({plan})" + (f" AND {scope}" if scope else "")
         for nid in await _search(db, requester, match, limit, incident_id, config):
             if nid not in found:
                 found.append(nid)
@@ -101,14 +102,21 @@ def _phrase(key: str) -> str:
     return '"' + " ".join(re.findall(r"[A-Za-z0-9]+", key)) + '"'
 
 
-def _scope_filter(requester: Requester, incident_id: str | None) -> str:
-    """MATCH clause keeping only the requester's partitions (and one incident), so FTS5 skips
-    other channels' notes while it matches instead of ranking them first."""
-    keys = " OR ".join(_phrase(k) for k in visible_partitions(requester))
-    clause = f"fts_keys : ({keys})"
+# An OR of partition phrases costs position checks on every note it matches: it pays off when it
+# skips most of the store (a requester who sees a few partitions of a big one), not when the
+# requester sees most of it (bench.memory_bench: 12 partitions, 100k visible -> 3x slower).
+MAX_FILTER_PARTITIONS = 4
+
+
+def _scope_filter(requester: Requester, incident_id: str | None) -> str | None:
+    """MATCH clause that lets FTS5 skip notes outside one incident, or outside the requester's
+    few partitions, while it matches (instead of ranking them first and dropping them later)."""
     if incident_id:
-        clause += f" AND fts_keys : {_phrase('incident ' + incident_id)}"
-    return clause
+        return f"fts_keys : {_phrase('incident ' + incident_id)}"
+    partitions = visible_partitions(requester)
+    if len(partitions) > MAX_FILTER_PARTITIONS:
+        return None
+    return "fts_keys : (" + " OR ".join(_phrase(k) for k in partitions) + ")"
 
 
 async def _doc_freqs(db: Database, terms: Sequence[str], *, window: int) -> dict[str, float]:
