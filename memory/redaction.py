@@ -185,6 +185,9 @@ def _build_engines(policy: RedactionPolicy, extra: Sequence[EntityRecognizer]) -
     # Presidio's email validation) fetches the public suffix list over the network unless this
     # is empty, and it reads it at import time; empty means use the bundled snapshot.
     os.environ.setdefault("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS", "")
+    # Presidio logs every recognizer it loads at INFO; that is start-up noise in our logs.
+    for name in ("presidio-analyzer", "presidio-anonymizer"):
+        logging.getLogger(name).setLevel(logging.WARNING)
     from presidio_analyzer import AnalyzerEngine, RecognizerRegistry
     from presidio_analyzer.predefined_recognizers import (
         CreditCardRecognizer,
@@ -198,9 +201,6 @@ def _build_engines(policy: RedactionPolicy, extra: Sequence[EntityRecognizer]) -
     )
     from presidio_anonymizer import AnonymizerEngine
 
-    # Presidio logs every recognizer it loads at INFO; that is start-up noise in our logs.
-    for name in ("presidio-analyzer", "presidio-anonymizer"):
-        logging.getLogger(name).setLevel(logging.WARNING)
     recognizers: list[EntityRecognizer] = [
         EmailRecognizer(),
         PhoneRecognizer(),
