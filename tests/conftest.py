@@ -11,6 +11,8 @@ import pytest
 
 from bot.settings import Settings
 from memory.db import Database
+from memory.embedder import Embedder, build_embedder
+from memory.redaction import Redactor
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
@@ -40,6 +42,20 @@ async def db(tmp_path: Path) -> AsyncIterator[Database]:
     database = await Database.open(tmp_path / "opsmemory.db")
     yield database
     await database.close()
+
+
+@pytest.fixture(scope="session")
+def redactor() -> Redactor:
+    """The real Presidio redactor, built once per run (about a second to build)."""
+    return Redactor()
+
+
+@pytest.fixture(scope="session")
+def embedder() -> Embedder:
+    """The real MiniLM ONNX embedder, loaded once per run (it is stateless after loading)."""
+    embedder = build_embedder("onnx-minilm")
+    assert embedder is not None
+    return embedder
 
 
 class FakeClock:

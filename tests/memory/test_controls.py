@@ -25,16 +25,6 @@ BOB = Author.of(SlackIdentity("T1", "UBOB"), "bob")
 ROOT = "1764500000.000100"
 
 
-@pytest.fixture(scope="module")
-def redactor() -> Redactor:
-    return Redactor()
-
-
-@pytest.fixture(scope="module")
-def embedder() -> OnnxMiniLmEmbedder:
-    return OnnxMiniLmEmbedder()
-
-
 def chan(author: Author, channel: str = "CINC1") -> WriteContext:
     return WriteContext(author, "T1", channel, False, "channel")
 

@@ -35,16 +35,6 @@ THREAD = [
 ]
 
 
-@pytest.fixture(scope="module")
-def redactor() -> Redactor:
-    return Redactor()
-
-
-@pytest.fixture(scope="module")
-def embedder() -> OnnxMiniLmEmbedder:
-    return OnnxMiniLmEmbedder()
-
-
 def ctx(author: Author, channel: str = "CINC1", private: bool = False) -> WriteContext:
     return WriteContext(author, "T1", channel, private, "channel")
 

@@ -6,7 +6,6 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from memory.db import Database
 from memory.errors import InvalidIncidentId, UnknownIncident
 from memory.incidents import Incidents, parse_incident_id
 from memory.scopes import Requester, WriteContext
@@ -25,13 +24,6 @@ def ctx(channel: str, private: bool = False) -> WriteContext:
     return WriteContext(
         Author.of(SlackIdentity("T1", "U1"), "ann"), "T1", channel, private, "channel"
     )
-
-
-@pytest.fixture
-async def db(tmp_path):
-    database = await Database.open(tmp_path / "m.db")
-    yield database
-    await database.close()
 
 
 @pytest.mark.parametrize("text", ["inc-42", "INC-0042", "#42", "42", " inc 42 ", "Inc_042"])

@@ -9,7 +9,6 @@ import pytest
 from presidio_analyzer import EntityRecognizer
 
 from memory.db import Database
-from memory.embedder import build_embedder
 from memory.errors import EmptyText, NoteTooLong, RedactionFailed, UnknownIncident
 from memory.incidents import Incidents
 from memory.notes import NoteDraft, NotePolicy, Notes, OnlySecrets
@@ -41,23 +40,6 @@ class Exploding(EntityRecognizer):
 
     def analyze(self, text, entities, nlp_artifacts=None):
         raise RuntimeError("recognizer crashed")
-
-
-@pytest.fixture(scope="module")
-def redactor() -> Redactor:
-    return Redactor()
-
-
-@pytest.fixture(scope="module")
-def embedder():
-    return build_embedder("onnx-minilm")
-
-
-@pytest.fixture
-async def db(tmp_path):
-    database = await Database.open(tmp_path / "m.db")
-    yield database
-    await database.close()
 
 
 def ctx(channel: str = "C1", user: str = "U1") -> WriteContext:

@@ -21,16 +21,6 @@ ALICE = Author.of(SlackIdentity("T1", "UALICE"), "alice")
 BOB = Author.of(SlackIdentity("T1", "UBOB"), "bob")
 
 
-@pytest.fixture(scope="module")
-def redactor() -> Redactor:
-    return Redactor()
-
-
-@pytest.fixture(scope="module")
-def embedder() -> OnnxMiniLmEmbedder:
-    return OnnxMiniLmEmbedder()
-
-
 @pytest.fixture
 def profiles(db: Database, redactor: Redactor, embedder: OnnxMiniLmEmbedder, clock) -> Profiles:
     return Profiles(db, redactor, embedder, clock)

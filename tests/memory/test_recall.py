@@ -7,13 +7,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from memory._notes_fts import KeywordConfig
-from memory.db import Database
-from memory.embedder import build_embedder
 from memory.errors import InvalidLimit
 from memory.incidents import Incidents
 from memory.notes import NotePolicy, Notes
 from memory.recall import Recall, RecallConfig
-from memory.redaction import Redactor
 from memory.scopes import Requester, WriteContext
 from memory.subjects import Author, SlackIdentity
 
@@ -26,23 +23,6 @@ class Clock:
 
     def __call__(self) -> datetime:
         return self.now
-
-
-@pytest.fixture(scope="module")
-def redactor() -> Redactor:
-    return Redactor()
-
-
-@pytest.fixture(scope="module")
-def embedder():
-    return build_embedder("onnx-minilm")
-
-
-@pytest.fixture
-async def db(tmp_path):
-    database = await Database.open(tmp_path / "m.db")
-    yield database
-    await database.close()
 
 
 def ctx(

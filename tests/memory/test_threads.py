@@ -19,11 +19,6 @@ BOB = Author.of(SlackIdentity("T1", "UBOB"), "bob")
 ROOT = "1700000000.000100"
 
 
-@pytest.fixture(scope="module")
-def redactor() -> Redactor:
-    return Redactor()
-
-
 @pytest.fixture
 def threads(db: Database, redactor: Redactor, clock) -> Threads:
     return Threads(db, redactor, clock)
