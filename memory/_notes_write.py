@@ -69,7 +69,7 @@ async def write_notes(
         for row in rows:
             ctx = row.ctx
             if row.incident_id and (ctx.team_id, row.incident_id) not in seen_incidents:
-                await _require_incident(tx, ctx.team_id, row.incident_id)
+                await _require_incident(tx, ctx, row.incident_id)
                 seen_incidents.add((ctx.team_id, row.incident_id))
             if ctx.author.subject_id not in seen_authors:
                 await subjects.remember(tx, ctx.author)
@@ -103,9 +103,14 @@ async def write_notes(
     return ids
 
 
-async def _require_incident(tx: Tx, team_id: str, incident_id: str) -> None:
+async def _require_incident(tx: Tx, ctx: WriteContext, incident_id: str) -> None:
+    """The incident exists and the writer may see it: a public one, or the private one whose
+    channel this is. Otherwise the same UnknownIncident as a missing id, so a note can neither
+    attach to a private incident from elsewhere nor probe whether one exists."""
     found = await tx.fetchone(
-        "SELECT 1 FROM memory_incidents WHERE team_id = ? AND id = ?", (team_id, incident_id)
+        "SELECT 1 FROM memory_incidents WHERE team_id = ? AND id = ?"
+        " AND (channel_is_private = 0 OR channel_id IS ?)",
+        (ctx.team_id, incident_id, ctx.channel_id),
     )
     if found is None:
         raise UnknownIncident(incident_id)

@@ -122,6 +122,16 @@ class Incidents:
             raise UnknownIncident(canonical)
         return _incident(row)
 
+    async def get_visible(self, requester: Requester, incident_id: str) -> Incident | None:
+        """The incident if `requester` may see it (scopes.visibility_sql), else None."""
+        vis, params = visibility_sql(requester, alias="i")
+        row = await self._db.fetchone(
+            f"SELECT {_COLUMNS} FROM memory_incidents i"
+            f" WHERE i.team_id = :team AND i.id = :id AND {vis}",
+            {**params, "team": requester.team_id, "id": parse_incident_id(incident_id)},
+        )
+        return None if row is None else _incident(row)
+
     async def for_channel(self, team_id: str, channel_id: str) -> Incident | None:
         row = await self._db.fetchone(
             f"SELECT {_COLUMNS} FROM memory_incidents WHERE team_id = ? AND channel_id = ?",

@@ -180,16 +180,18 @@ class Recall:
                 continue
             total, best = by_incident.get(hit.incident_id, (0.0, hit))
             by_incident[hit.incident_id] = (total + hit.score, best)
-        ranked = sorted(by_incident.items(), key=lambda kv: -kv[1][0])[: max(1, limit)]
+        ranked = sorted(by_incident.items(), key=lambda kv: -kv[1][0])
         incidents = Incidents(self._db, self._clock)
-        return [
-            IncidentMatch(
-                incident=await incidents.get(requester.team_id, incident_id),
-                score=total,
-                why=best.text[:200],
-            )
-            for incident_id, (total, best) in ranked
-        ]
+        matches: list[IncidentMatch] = []
+        for incident_id, (total, best) in ranked:
+            # A visible note may name an incident the requester cannot see (a private channel's):
+            # such an incident is skipped, never shown.
+            incident = await incidents.get_visible(requester, incident_id)
+            if incident is not None:
+                matches.append(IncidentMatch(incident=incident, score=total, why=best.text[:200]))
+            if len(matches) >= max(1, limit):
+                break
+        return matches
 
     async def _keyword(
         self, requester: Requester, query: str, limit: int, incident_id: str | None

@@ -90,6 +90,19 @@ async def test_note_attached_to_an_existing_incident_by_any_spelling(db, redacto
     assert note.incident_id == "inc-1"
 
 
+async def test_private_incident_cannot_be_named_from_another_channel(db, redactor, embedder):
+    """A note elsewhere naming a private channel's incident is refused exactly like a missing
+    id: it could otherwise surface the private incident's title as a "similar incident"."""
+    private = WriteContext(
+        Author.of(SlackIdentity("T1", "U1"), "ann"), "T1", "GPRIV", True, "channel"
+    )
+    await Incidents(db).open(private, title="payroll db breach", channel_id="GPRIV")
+    with pytest.raises(UnknownIncident):
+        await Notes(db, redactor, embedder).save(ctx("C2"), "see inc-1", incident="inc-1")
+    saved = await Notes(db, redactor, embedder).save(private, "rotated keys", incident="inc-1")
+    assert saved.incident_id == "inc-1"
+
+
 @pytest.mark.parametrize("text", ["", "   ", "\n\t "])
 async def test_empty_or_whitespace_note_is_refused(db, redactor, embedder, text):
     with pytest.raises(EmptyText):
