@@ -27,6 +27,13 @@ class NotAnApprover(PermissionDenied):
         super().__init__(messages.APPROVAL_REFUSED)
 
 
+class OwnProposal(PermissionDenied):
+    def __init__(self) -> None:
+        super().__init__(
+            "You proposed this change, so someone else on the approver list must approve it."
+        )
+
+
 class UnknownApproval(NotFound):
     def __init__(self) -> None:
         super().__init__("That approval request no longer exists; propose the action again.")
@@ -64,11 +71,23 @@ class Approvals:
         return Approval(rowid, team_id, channel_id, action, requested_by, "pending", None)
 
     async def decide(
-        self, approval_id: int, *, user_id: str, subject_id: str, approve: bool
+        self,
+        approval_id: int,
+        *,
+        team_id: str,
+        user_id: str,
+        subject_id: str,
+        approve: bool,
     ) -> tuple[Approval, bool]:
-        """Approve or reject (True when this call decided it); refuses non-approvers."""
+        """Approve or reject (True when this call decided it). Refuses non-approvers, a request
+        from another workspace, and approving one's own proposal (two people for a change)."""
         if not self.may_approve(user_id):
             raise NotAnApprover()
+        current = await self.get(approval_id)
+        if current.team_id != team_id:
+            raise UnknownApproval()
+        if approve and current.requested_by == subject_id:
+            raise OwnProposal()
         status = "approved" if approve else "rejected"
         async with self._db.transaction() as tx:
             changed = await tx.execute_rowcount(

@@ -100,6 +100,7 @@ def register(app: AsyncApp, deps: Deps) -> None:
         facts = await deps.users.get(context.team_id, context.user_id)
         approval, decided = await deps.approvals.decide(
             int(body["actions"][0]["value"]),
+            team_id=context.team_id,
             user_id=context.user_id,
             subject_id=facts.subject_id,
             approve=approve,

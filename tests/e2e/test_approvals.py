@@ -68,3 +68,21 @@ async def test_only_a_listed_approver_can_approve_a_proposed_rollback(
         lambda: "approved" in slack.workspace.channels[INCIDENT].find(request[0].ts).text
     )
     assert await approvals(bot) == [("rollback", "approved")]
+
+
+async def test_an_approver_cannot_approve_their_own_proposal(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """Two people for a production change: the proposer's approval is refused, even if listed."""
+    (m, _) = await driver.mention(INCIDENT, ALICE, "checkout latency after the deploy?")
+    answer = (await eventually(lambda: slack.workspace.bot_messages(INCIDENT, m.ts)))[0]
+    await driver.click(BOSS, action_id="propose_action", value="rollback", channel=INCIDENT,
+                       message_ts=answer.ts)  # fmt: skip
+    request = await eventually(
+        lambda: [x for x in slack.workspace.bot_messages(INCIDENT, m.ts) if "asks to" in x.text]
+    )
+    await driver.click(BOSS, action_id="approve_action", value="1", channel=INCIDENT,
+                       message_ts=request[0].ts)  # fmt: skip
+    refusal = await eventually(lambda: slack.workspace.ephemerals_for(BOSS))
+    assert "someone else on the approver list must approve it" in refusal[0].text
+    assert await approvals(bot) == [("rollback", "pending")]
