@@ -33,6 +33,9 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(entry, default=str, ensure_ascii=False)
 
 
+QUIET_LOGGERS = ("slack_sdk", "slack_bolt", "opsmemory.bolt", "opsmemory.socket")
+
+
 def configure_logging(level: str) -> None:
     """Send JSON lines to stderr at `level` (called once, by the CLI entry point)."""
     handler = logging.StreamHandler(sys.stderr)
@@ -40,3 +43,8 @@ def configure_logging(level: str) -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level)
+    # slack_sdk and Bolt log whole request and response bodies (message text, user profiles)
+    # at DEBUG and exception text at ERROR; our own loggers carry the ids that matter.
+    for name in QUIET_LOGGERS:
+        logging.getLogger(name).setLevel(logging.WARNING)
+    logging.getLogger("slack_sdk.socket_mode").setLevel(logging.CRITICAL)

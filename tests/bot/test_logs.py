@@ -41,3 +41,27 @@ def test_exception_is_logged_by_type_only() -> None:
     line = JsonFormatter().format(record)
     assert json.loads(line)["exc_type"] == "ValueError"
     assert "xoxb" not in line and "secret" not in line
+
+
+def test_slack_libraries_never_log_bodies_even_at_debug() -> None:
+    """slack_sdk logs request/response bodies (message text) at DEBUG."""
+    from bot.logs import configure_logging
+
+    root = logging.getLogger()
+    saved = (root.handlers[:], root.level)
+    try:
+        configure_logging("DEBUG")
+        assert not logging.getLogger("slack_sdk.web.async_base_client").isEnabledFor(logging.DEBUG)
+        assert not logging.getLogger("slack_bolt.App").isEnabledFor(logging.INFO)
+        assert logging.getLogger("opsmemory.runtime").isEnabledFor(logging.DEBUG)
+    finally:
+        root.handlers[:], _ = saved
+        root.setLevel(saved[1])
+        for name in (
+            "slack_sdk",
+            "slack_bolt",
+            "opsmemory.bolt",
+            "opsmemory.socket",
+            "slack_sdk.socket_mode",
+        ):
+            logging.getLogger(name).setLevel(logging.NOTSET)
