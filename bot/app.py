@@ -197,7 +197,9 @@ async def _build_deps(
             client, home_team_id=home_team, ttl_s=settings.users_cache_ttl_s, clock=clock
         ),
         redactor=redactor,
-        incidents=Incidents(db, clock, channel_pattern=settings.incident_channel_pattern),
+        incidents=Incidents(
+            db, clock, channel_pattern=settings.incident_channel_pattern, redactor=redactor
+        ),
         notes=Notes(db, redactor, embedder, NotePolicy(max_chars=settings.note_max_chars), clock),
         recall=recall,
         profiles=profiles,

@@ -120,7 +120,7 @@ class MemoryEval:
         self._db = db
         self._notes = Notes(db, redactor, embedder, NotePolicy(max_chars=MAX_NOTE))
         self._recall = Recall(db, embedder, config or RecallConfig(half_life_hours=None))
-        self._incidents = Incidents(db)
+        self._incidents = Incidents(db, redactor=redactor)
         self._embedder_name = embedder.name if embedder is not None else "none"
         self._mode = mode
         self._progress = progress or (lambda _msg: None)

@@ -14,13 +14,20 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from memory.clock import Clock, iso, parse_iso, utc_now
-from memory.errors import EmptyText, InvalidIncidentId, UnknownIncident, ValidationError
+from memory.errors import (
+    EmptyText,
+    InvalidIncidentId,
+    RedactionFailed,
+    UnknownIncident,
+    ValidationError,
+)
 from memory.scopes import Requester, WriteContext, visibility_sql
 
 if TYPE_CHECKING:
     from datetime import datetime
 
     from memory.db import Database, Row, Tx
+    from memory.redaction import Redactor
 
 Status = Literal["open", "mitigated", "resolved"]
 STATUSES: tuple[str, ...] = ("open", "mitigated", "resolved")
@@ -83,10 +90,20 @@ def _incident(row: Row) -> Incident:
 class Incidents:
     """Opens, finds and updates incidents; every write leaves an audit row."""
 
-    def __init__(self, db: Database, clock: Clock = utc_now, *, channel_pattern: str = "^inc-"):
+    def __init__(
+        self,
+        db: Database,
+        clock: Clock = utc_now,
+        *,
+        channel_pattern: str = "^inc-",
+        redactor: Redactor | None = None,
+    ):
+        """`redactor` checks titles people type; the bot always passes one. Without it (reads,
+        evaluation data) `open` refuses to store a title rather than store it unchecked."""
         self._db = db
         self._clock = clock
         self._pattern = re.compile(channel_pattern)
+        self._redactor = redactor
 
     async def open(
         self, ctx: WriteContext, *, title: str, severity: str = "sev3", channel_id: str
@@ -100,6 +117,7 @@ class Incidents:
         severity = severity.lower().strip()
         if severity not in SEVERITIES:
             raise InvalidIncidentField("Severity must be one of sev1, sev2, sev3, sev4 or sev5.")
+        title = await self._redacted(title)
         async with self._db.transaction() as tx:
             return await self._insert(
                 tx,
@@ -111,6 +129,12 @@ class Incidents:
                 severity=severity,
                 number=None,
             )
+
+    async def _redacted(self, title: str) -> str:
+        """The title as it may be stored: secrets and PII replaced (fail closed)."""
+        if self._redactor is None:
+            raise RedactionFailed()
+        return (await self._redactor.redact(title)).text
 
     async def get(self, team_id: str, incident_id: str) -> Incident:
         canonical = parse_incident_id(incident_id)

@@ -39,7 +39,7 @@ class World:
     def __init__(
         self, db: Database, redactor: Redactor, embedder: OnnxMiniLmEmbedder, clock
     ) -> None:
-        self.db, self.clock = db, clock
+        self.db, self.clock, self.redactor = db, clock, redactor
         self.notes = Notes(db, redactor, embedder, clock=clock)
         self.profiles = Profiles(db, redactor, embedder, clock)
         self.threads = Threads(db, redactor, clock)
@@ -48,7 +48,7 @@ class World:
         self.controls = Controls(db, clock, episodes=self.episodes)
 
     async def populate(self) -> None:
-        await Incidents(self.db, self.clock).open(
+        await Incidents(self.db, self.clock, redactor=self.redactor).open(
             chan(ALICE), title="checkout down", channel_id="CINC1"
         )
         self.alice_note = await self.notes.save(

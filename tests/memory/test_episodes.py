@@ -69,7 +69,7 @@ async def test_roll_up_extracts_first_report_cues_participants_and_span(
 async def test_roll_up_is_an_upsert_and_links_the_channel_incident(
     db: Database, redactor: Redactor, clock
 ) -> None:
-    incident = await Incidents(db, clock).open(
+    incident = await Incidents(db, clock, redactor=redactor).open(
         ctx(ALICE), title="checkout slow", channel_id="CINC1"
     )
     await capture(db, redactor, clock)
@@ -122,7 +122,7 @@ async def test_digest_holds_public_incidents_episodes_and_decisions_only(
     db: Database, redactor: Redactor, clock
 ) -> None:
     since = clock() - timedelta(hours=1)
-    incidents = Incidents(db, clock)
+    incidents = Incidents(db, clock, redactor=redactor)
     pub = await incidents.open(ctx(ALICE), title="checkout slow", channel_id="CINC1")
     await incidents.open(ctx(ALICE, "CPRIV", True), title="hush hush", channel_id="CPRIV")
     await incidents.set_status("T1", pub.id, "resolved")

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from memory.errors import InvalidIncidentId, UnknownIncident
+from memory.errors import InvalidIncidentId, RedactionFailed, UnknownIncident
 from memory.incidents import Incidents, parse_incident_id
 from memory.scopes import Requester, WriteContext
 from memory.subjects import Author, SlackIdentity
@@ -37,8 +37,10 @@ def test_malformed_incident_ids_are_refused(text: str) -> None:
         parse_incident_id(text)
 
 
-async def test_opened_incidents_get_the_next_number_and_are_found_by_any_spelling(db) -> None:
-    incidents = Incidents(db, Clock())
+async def test_opened_incidents_get_the_next_number_and_are_found_by_any_spelling(
+    db, redactor
+) -> None:
+    incidents = Incidents(db, Clock(), redactor=redactor)
     first = await incidents.open(ctx("C1"), title="db down", channel_id="C1")
     second = await incidents.open(ctx("C2"), title="api slow", severity="SEV1", channel_id="C2")
     assert (first.id, second.id, second.severity) == ("inc-1", "inc-2", "sev1")
@@ -50,8 +52,8 @@ async def test_opened_incidents_get_the_next_number_and_are_found_by_any_spellin
         await incidents.get("T2", "inc-1")  # numbers are per team
 
 
-async def test_channel_name_pattern_registers_the_incident_once(db) -> None:
-    incidents = Incidents(db, Clock(), channel_pattern="^inc-")
+async def test_channel_name_pattern_registers_the_incident_once(db, redactor) -> None:
+    incidents = Incidents(db, Clock(), channel_pattern="^inc-", redactor=redactor)
     assert await incidents.recognise_channel("T1", "C5", "general", False) is None
     found = await incidents.recognise_channel("T1", "C5", "inc-77-payments-down", False)
     again = await incidents.recognise_channel("T1", "C5", "inc-77-payments-down", False)
@@ -59,18 +61,32 @@ async def test_channel_name_pattern_registers_the_incident_once(db) -> None:
     assert (found.id, again.id, found.title) == ("inc-77", "inc-77", "77 payments down")
 
 
-async def test_resolving_stamps_the_time(db) -> None:
+async def test_resolving_stamps_the_time(db, redactor) -> None:
     clock = Clock()
-    incidents = Incidents(db, clock)
+    incidents = Incidents(db, clock, redactor=redactor)
     await incidents.open(ctx("C1"), title="db down", channel_id="C1")
     clock.now += timedelta(hours=2)
     resolved = await incidents.set_status("T1", "1", "resolved")
     assert resolved.status == "resolved" and resolved.resolved_at == clock.now
 
 
-async def test_private_incidents_are_listed_only_inside_their_channel(db) -> None:
-    incidents = Incidents(db, Clock())
+async def test_private_incidents_are_listed_only_inside_their_channel(db, redactor) -> None:
+    incidents = Incidents(db, Clock(), redactor=redactor)
     await incidents.open(ctx("C9", private=True), title="secret breach", channel_id="C9")
     assert await incidents.list_recent(Requester("T1/U2", "T1", channel_id="C1")) == []
     inside = await incidents.list_recent(Requester("T1/U2", "T1", channel_id="C9"))
     assert [i.id for i in inside] == ["inc-1"]
+
+
+async def test_incident_titles_are_redacted_before_they_are_stored(db, redactor) -> None:
+    incidents = Incidents(db, Clock(), redactor=redactor)
+    opened = await incidents.open(ctx("C1"), title="db down, page ops@example.com", channel_id="C1")
+    assert opened.title == "db down, page <EMAIL_ADDRESS>"
+    stored = await db.scalar("SELECT title FROM memory_incidents")
+    assert "example.com" not in stored
+
+
+async def test_without_a_redactor_no_title_is_stored(db) -> None:
+    with pytest.raises(RedactionFailed):
+        await Incidents(db, Clock()).open(ctx("C1"), title="db down", channel_id="C1")
+    assert await db.scalar("SELECT count(*) FROM memory_incidents") == 0

@@ -85,7 +85,7 @@ async def test_orphan_incident_id_writes_nothing(db, redactor, embedder):
 
 
 async def test_note_attached_to_an_existing_incident_by_any_spelling(db, redactor, embedder):
-    await Incidents(db).open(ctx(), title="db down", channel_id="C1")
+    await Incidents(db, redactor=redactor).open(ctx(), title="db down", channel_id="C1")
     note = await Notes(db, redactor, embedder).save(ctx(), "rolled back", incident="INC-0001")
     assert note.incident_id == "inc-1"
 
@@ -96,7 +96,9 @@ async def test_private_incident_cannot_be_named_from_another_channel(db, redacto
     private = WriteContext(
         Author.of(SlackIdentity("T1", "U1"), "ann"), "T1", "GPRIV", True, "channel"
     )
-    await Incidents(db).open(private, title="payroll db breach", channel_id="GPRIV")
+    await Incidents(db, redactor=redactor).open(
+        private, title="payroll db breach", channel_id="GPRIV"
+    )
     with pytest.raises(UnknownIncident):
         await Notes(db, redactor, embedder).save(ctx("C2"), "see inc-1", incident="inc-1")
     saved = await Notes(db, redactor, embedder).save(private, "rotated keys", incident="inc-1")

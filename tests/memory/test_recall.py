@@ -90,7 +90,7 @@ async def test_public_channel_note_reaches_members_only(db, redactor, embedder):
 
 async def test_items_carry_their_source(db, redactor, embedder):
     clock = Clock()
-    await Incidents(db, clock).open(ctx("C1"), title="db down", channel_id="C1")
+    await Incidents(db, clock, redactor=redactor).open(ctx("C1"), title="db down", channel_id="C1")
     await Notes(db, redactor, embedder, clock=clock).save(
         ctx("C1"), "failover to replica b", kind="decision", incident="1"
     )
@@ -133,7 +133,7 @@ async def test_root_cause_outranks_a_plain_note_with_the_same_words(db, redactor
 
 
 async def test_similar_incidents_finds_visible_past_incidents_only(db, redactor, embedder):
-    incidents, notes = Incidents(db), Notes(db, redactor, embedder)
+    incidents, notes = Incidents(db, redactor=redactor), Notes(db, redactor, embedder)
     for channel, private, text in [
         ("C1", False, "kafka consumer lag after broker upgrade"),
         ("C2", True, "kafka consumer lag from a bad partition key"),
