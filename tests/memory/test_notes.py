@@ -6,16 +6,15 @@ import json
 from datetime import UTC, datetime
 
 import pytest
-from presidio_analyzer import EntityRecognizer
 
 from memory.db import Database
 from memory.errors import EmptyText, NoteTooLong, RedactionFailed, UnknownIncident
 from memory.incidents import Incidents
 from memory.notes import NoteDraft, NotePolicy, Notes, OnlySecrets
 from memory.recall import Recall
-from memory.redaction import Redactor
 from memory.scopes import Requester, WriteContext
 from memory.subjects import Author, SlackIdentity
+from tests.fakes.crashing_recognizer import crashing_redactor
 
 AWS_KEY = "AKIAIOSFODNN7EXAMPLE"
 TABLES = ("memory_notes", "memory_notes_fts", "memory_note_vectors", "memory_audit")
@@ -27,19 +26,6 @@ class Clock:
 
     def __call__(self) -> datetime:
         return self.now
-
-
-class Exploding(EntityRecognizer):
-    """A recognizer that always raises, to prove a redaction failure writes nothing."""
-
-    def __init__(self) -> None:
-        super().__init__(supported_entities=["BOOM"], name="Exploding")
-
-    def load(self) -> None:
-        return None
-
-    def analyze(self, text, entities, nlp_artifacts=None):
-        raise RuntimeError("recognizer crashed")
 
 
 def ctx(channel: str = "C1", user: str = "U1") -> WriteContext:
@@ -125,7 +111,7 @@ async def test_note_made_only_of_secrets_is_refused(db, redactor, embedder):
 
 
 async def test_redactor_failure_writes_nothing(db, embedder):
-    broken = Redactor(extra_recognizers=[Exploding()])
+    broken = crashing_redactor()
     drafts = [NoteDraft(ctx(), "first"), NoteDraft(ctx(), "second")]
     with pytest.raises(RedactionFailed):
         await Notes(db, broken, embedder).save_many(drafts)

@@ -15,6 +15,7 @@ from memory.profiles import FactOnlySecrets, FactTooLong, Profiles
 from memory.redaction import Redactor
 from memory.scopes import Requester, WriteContext
 from memory.subjects import Author, SlackIdentity
+from tests.fakes.crashing_recognizer import crashing_redactor
 from tests.fakes.ollama_server import FakeOllama
 
 ALICE = Author.of(SlackIdentity("T1", "UALICE"), "alice")
@@ -138,13 +139,8 @@ async def test_empty_and_oversized_facts_are_refused(profiles: Profiles) -> None
     assert err.value.limit == 500 and "500" in str(err.value)
 
 
-class _BrokenRedactor(Redactor):
-    async def redact(self, text: str):  # stands in for Presidio crashing mid-check
-        raise RedactionFailed()
-
-
 async def test_redactor_failure_writes_nothing(db: Database, clock) -> None:
-    broken = Profiles(db, _BrokenRedactor(), None, clock)
+    broken = Profiles(db, crashing_redactor(), None, clock)
     with pytest.raises(RedactionFailed):
         await broken.add_fact(ctx(), "I use Terraform")
     assert await db.scalar("SELECT count(*) FROM memory_profile_facts") == 0

@@ -13,6 +13,7 @@ from memory.redaction import Redactor
 from memory.scopes import Requester, WriteContext
 from memory.subjects import Author, SlackIdentity
 from memory.threads import NotChannelMemory, Threads
+from tests.fakes.crashing_recognizer import crashing_redactor
 
 ALICE = Author.of(SlackIdentity("T1", "UALICE"), "alice")
 BOB = Author.of(SlackIdentity("T1", "UBOB"), "bob")
@@ -117,13 +118,8 @@ async def test_public_channel_messages_are_visible_to_members(threads: Threads) 
     assert await threads.visible_messages(stranger, channel_id="CINC1", thread_ts=ROOT) == []
 
 
-class _BrokenRedactor(Redactor):
-    async def redact(self, text: str):  # stands in for Presidio crashing mid-check
-        raise RedactionFailed()
-
-
 async def test_redactor_failure_captures_nothing(db: Database, clock) -> None:
-    broken = Threads(db, _BrokenRedactor(), clock)
+    broken = Threads(db, crashing_redactor(), clock)
     with pytest.raises(RedactionFailed):
         await broken.capture(ctx(), ts=ROOT, thread_ts=None, text="hello")
     assert await db.scalar("SELECT count(*) FROM memory_thread_messages") == 0
