@@ -79,9 +79,16 @@ def register(app: AsyncApp, deps: Deps) -> None:
         message = body.get("message") or {}
         thread = message.get("thread_ts") or body["container"]["message_ts"]
         kind = body["actions"][0]["value"]
-        facts = await deps.users.get(context.team_id, context.user_id)
+        # Proposing a production change is a write: guests and other organisations are refused.
+        ctx = await write_context(
+            deps.users, deps.channels, team_id=context.team_id, user_id=context.user_id,
+            channel_id=channel, scope="channel",
+        )  # fmt: skip
         approval = await deps.approvals.request(
-            team_id=context.team_id, channel_id=channel, action=kind, requested_by=facts.subject_id
+            team_id=context.team_id,
+            channel_id=channel,
+            action=kind,
+            requested_by=ctx.author.subject_id,
         )
         text = messages.APPROVAL_REQUESTED.format(
             user=context.user_id,

@@ -118,6 +118,11 @@ async def _run(deps: Deps, cmd: IncidentCommand, c: dict[str, Any]) -> tuple[str
     if cmd.sub == "status":
         inc = await _incident_here(deps, team, channel)
         if cmd.args:
+            # Changing status is a write: the same guest / other-organisation refusal applies.
+            await write_context(
+                deps.users, deps.channels, team_id=team, user_id=user, channel_id=channel,
+                scope="channel",
+            )  # fmt: skip
             inc = await deps.incidents.set_status(team, inc.id, cmd.args.lower())
         opened = inc.opened_at.strftime("%Y-%m-%d %H:%M UTC")
         return messages.STATUS.format(id=inc.id, status=inc.status, opened=opened), bool(cmd.args)

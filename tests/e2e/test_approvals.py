@@ -9,7 +9,7 @@ from typing import Any
 
 from bot.runtime import Runtime
 from bot.standin import FakeSlack, SlackDriver
-from tests.e2e.workspace import ALICE, BOB, BOSS, INCIDENT, SECRET, eventually
+from tests.e2e.workspace import ALICE, BOB, BOSS, GUEST, INCIDENT, SECRET, eventually
 
 HOSTILE = """# Checkout Deploy Emergency
 
@@ -86,3 +86,15 @@ async def test_an_approver_cannot_approve_their_own_proposal(
     refusal = await eventually(lambda: slack.workspace.ephemerals_for(BOSS))
     assert "someone else on the approver list must approve it" in refusal[0].text
     assert await approvals(bot) == [("rollback", "pending")]
+
+
+async def test_a_guest_cannot_propose_a_production_change(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    (m, _) = await driver.mention(INCIDENT, ALICE, "checkout latency after the deploy?")
+    answer = (await eventually(lambda: slack.workspace.bot_messages(INCIDENT, m.ts)))[0]
+    await driver.click(GUEST, action_id="propose_action", value="rollback", channel=INCIDENT,
+                       message_ts=answer.ts)  # fmt: skip
+    refusal = await eventually(lambda: slack.workspace.ephemerals_for(GUEST))
+    assert "Guests and people from other organisations" in refusal[0].text
+    assert await approvals(bot) == []

@@ -71,6 +71,16 @@ async def test_guest_cannot_write_but_is_told_why(driver: SlackDriver, slack: Fa
     assert "nothing" in found
 
 
+async def test_guest_cannot_change_an_incident_status(
+    driver: SlackDriver, slack: FakeSlack
+) -> None:
+    await reply_to(slack, driver, ALICE, INCIDENT, "open sev2 Checkout latency")
+    text = await reply_to(slack, driver, GUEST, INCIDENT, "status resolved")
+    assert "Guests and people from other organisations" in text
+    status = await reply_to(slack, driver, ALICE, INCIDENT, "status")
+    assert "open" in status and "resolved" not in status
+
+
 async def test_private_channel_memory_is_never_shown_elsewhere(
     driver: SlackDriver, slack: FakeSlack
 ) -> None:
