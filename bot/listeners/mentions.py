@@ -17,6 +17,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot import blocks, messages
 from bot.answering import Answer, Question, ThreadKey
 from bot.directory import incident_for, requester_for
+from memory.errors import RedactionFailed
 
 if TYPE_CHECKING:
     from bot.app import Deps
@@ -86,13 +87,15 @@ async def _improve(
 ) -> None:
     """Ask the LLM; edit the answer in place with its text, or with a notice why not."""
     assert deps.generator is not None
-    captured = await deps.threads.messages(
-        q.thread.team_id, q.thread.channel_id, q.thread.thread_ts
+    # The model sees only what is stored: redacted text, read through the asker's visibility.
+    captured = await deps.threads.visible_messages(
+        q.requester, channel_id=q.thread.channel_id, thread_ts=q.thread.thread_ts
     )
     history = [{"role": "user", "content": m.text} for m in captured]
     try:
+        q = replace(q, text=(await deps.redactor.redact(q.text)).text)
         improved, reply = await deps.generator.improve(q, answer, history)
-    except (httpx.HTTPError, ollama.ResponseError, ConnectionError):
+    except (httpx.HTTPError, ollama.ResponseError, ConnectionError, RedactionFailed):
         # The fallback lives here: the cited answer is already posted; say why it stays.
         improved, reply = replace(answer, notice=messages.LLM_UNAVAILABLE), None
     if reply is not None:

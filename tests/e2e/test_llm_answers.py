@@ -3,6 +3,7 @@ citations must name given sources; tokens are capped per thread (issue 5, items 
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -93,3 +94,17 @@ async def test_thread_token_cap_ends_with_a_clear_message(
     assert "1,000-token budget" in str(capped[0].blocks)
     chats = [r for r in ollama.requests if r.path == "/api/chat"]
     assert len(chats) == 1  # the capped thread never called the model again
+
+
+async def test_the_model_never_sees_a_secret_from_the_question(
+    start_bot: Callable[..., Any], ollama: FakeOllama, slack: FakeSlack
+) -> None:
+    """OPSMEMORY_OLLAMA_HOST may be another machine: the prompt carries redacted text only."""
+    bot = await bot_with_llm(start_bot, ollama)
+    ts, _ = await ask(
+        slack, bot, "checkout latency after the deploy, token xoxb-123456789012-abcdefghijkl?"
+    )
+    await eventually(lambda: [m for m in slack.workspace.bot_messages(INCIDENT, ts) if m.edited])
+    prompts = json.dumps([r.body for r in ollama.requests if r.path == "/api/chat"])
+    assert "<SLACK_TOKEN>" in prompts
+    assert "xoxb-123456789012" not in prompts
