@@ -156,13 +156,26 @@ async def _insert_one(tx: Tx, row: NoteRow, neighbours: int) -> int:
     return nid
 
 
-async def index_missing(db: Database, embedder: Embedder, *, batch: int) -> int:
+def vector_text(*, previous: str, author: str, text: str, previous_chars: int) -> str:
+    """What a note's vector encodes: the tail of the previous note in its partition, then
+    "author: text". One rule for saving and for back-filling after an embedder outage."""
+    own = f"{author}: {text}".lstrip(": ")
+    tail = previous[-previous_chars:] if previous_chars > 0 else ""
+    return f"{tail}\n{own}" if tail else own
+
+
+async def index_missing(
+    db: Database, embedder: Embedder, *, batch: int, previous_chars: int
+) -> int:
     """Embed and index notes that have no vector from this embedder yet."""
     vectors = NoteVectors(dim=embedder.dim, digest=embedder.digest, name=embedder.name)
     done = 0
     while True:
         rows = await db.fetchall(
-            "SELECT n.id, n.partition_key, n.author_name, n.text FROM memory_notes n"
+            "SELECT n.id, n.partition_key, n.author_name, n.text,"
+            " coalesce((SELECT p.text FROM memory_notes p WHERE p.partition_key = n.partition_key"
+            "   AND p.channel_id IS n.channel_id AND p.id < n.id ORDER BY p.id DESC LIMIT 1),"
+            "  '') AS previous FROM memory_notes n"
             " WHERE NOT EXISTS (SELECT 1 FROM memory_note_vectors v"
             "   WHERE v.note_id = n.id AND v.digest = :digest) ORDER BY n.id LIMIT :n",
             {"digest": embedder.digest, "n": batch},
@@ -170,7 +183,15 @@ async def index_missing(db: Database, embedder: Embedder, *, batch: int) -> int:
         if not rows:
             return done
         embedded = await embedder.embed(
-            [f"{r['author_name']}: {r['text']}".lstrip(": ") for r in rows]
+            [
+                vector_text(
+                    previous=r["previous"],
+                    author=r["author_name"],
+                    text=r["text"],
+                    previous_chars=previous_chars,
+                )
+                for r in rows
+            ]
         )
         async with db.transaction() as tx:
             live = {

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Literal, get_args
 
 import numpy as np
 
-from memory._notes_write import NoteRow, write_notes
+from memory._notes_write import NoteRow, vector_text, write_notes
 from memory.clock import Clock, utc_now
 from memory.errors import EmbeddingUnavailable, EmptyText, NoteTooLong, ValidationError
 from memory.incidents import parse_incident_id
@@ -177,7 +177,12 @@ class Notes:
             return 0
         from memory._notes_write import index_missing
 
-        return await index_missing(self._db, self._embedder, batch=batch)
+        return await index_missing(
+            self._db,
+            self._embedder,
+            batch=batch,
+            previous_chars=self._policy.embed_previous_chars,
+        )
 
     async def _vector_texts(self, drafts: Sequence[NoteDraft], texts: list[str]) -> list[str]:
         """What gets embedded: the previous note of the same partition, then "author: text"."""
@@ -193,9 +198,14 @@ class Notes:
                     key,
                 )
                 last[key] = found or ""
-            own = f"{draft.ctx.author.display_name}: {text}".lstrip(": ")
-            previous = last.get(key, "")[-cap:] if cap > 0 else ""
-            out.append(f"{previous}\n{own}" if previous else own)
+            out.append(
+                vector_text(
+                    previous=last.get(key, ""),
+                    author=draft.ctx.author.display_name,
+                    text=text,
+                    previous_chars=cap,
+                )
+            )
             last[key] = text
         return out
 

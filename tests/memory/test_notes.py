@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 
+import numpy as np
 import pytest
 
 from memory.db import Database
@@ -165,3 +166,23 @@ async def test_a_note_of_punctuation_without_secrets_is_kept(db, redactor, embed
     """Only notes whose secrets were removed and left nothing are refused, not ';)' (issue 4)."""
     note = await Notes(db, redactor, embedder).save(ctx(), ";)")
     assert note.text == ";)"
+
+
+async def test_back_filled_vectors_equal_the_ones_saved_online(tmp_path, redactor, embedder):
+    """After an embedder outage, back-filled notes must be searchable exactly as if embedded at
+    save time (same text: previous note's tail + "author: text")."""
+    texts = ["checkout p99 at 4s", "rolled back to v41, latency normal"]
+    online = await Database.open(tmp_path / "online.db")
+    later = await Database.open(tmp_path / "later.db")
+    try:
+        for text in texts:
+            await Notes(online, redactor, embedder).save(ctx(), text)
+            await Notes(later, redactor, None).save(ctx(), text)
+        assert await Notes(later, redactor, embedder).index_missing_vectors() == 2
+        query = "SELECT vec FROM memory_note_vectors ORDER BY note_id"
+        a = [np.frombuffer(r[0], dtype=np.float32) for r in await online.fetchall(query)]
+        b = [np.frombuffer(r[0], dtype=np.float32) for r in await later.fetchall(query)]
+        np.testing.assert_allclose(np.stack(a), np.stack(b), atol=1e-5)
+    finally:
+        await online.close()
+        await later.close()
