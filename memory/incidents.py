@@ -119,6 +119,23 @@ class Incidents:
             raise InvalidIncidentField("Severity must be one of sev1, sev2, sev3, sev4 or sev5.")
         title = await self._redacted(title)
         async with self._db.transaction() as tx:
+            # A channel named like an incident registers itself on its first message; opening
+            # it explicitly then names that incident instead of failing as "already tracked".
+            adopted = await tx.fetchone(
+                f"UPDATE memory_incidents SET title = ?, severity = ?, owner_subject_id = ?"
+                f" WHERE team_id = ? AND channel_id = ? AND owner_subject_id = ?"
+                f" RETURNING {_COLUMNS}",
+                (
+                    title,
+                    severity,
+                    ctx.author.subject_id,
+                    ctx.team_id,
+                    channel_id,
+                    SYSTEM_SUBJECT,
+                ),
+            )
+            if adopted is not None:
+                return _incident(adopted)
             return await self._insert(
                 tx,
                 team_id=ctx.team_id,

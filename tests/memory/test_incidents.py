@@ -90,3 +90,16 @@ async def test_without_a_redactor_no_title_is_stored(db) -> None:
     with pytest.raises(RedactionFailed):
         await Incidents(db, Clock()).open(ctx("C1"), title="db down", channel_id="C1")
     assert await db.scalar("SELECT count(*) FROM memory_incidents") == 0
+
+
+async def test_opening_a_self_registered_channel_names_its_incident(db, redactor) -> None:
+    """inc-42-checkout registers itself on its first message; `/incident open` then sets the
+    title and severity of that incident instead of refusing the channel as already tracked."""
+    incidents = Incidents(db, Clock(), redactor=redactor)
+    auto = await incidents.recognise_channel("T1", "C42", "inc-42-checkout", False)
+    assert auto is not None and auto.id == "inc-42"
+    opened = await incidents.open(
+        ctx("C42"), title="Checkout latency", severity="sev2", channel_id="C42"
+    )
+    assert (opened.id, opened.title, opened.severity) == ("inc-42", "Checkout latency", "sev2")
+    assert await db.scalar("SELECT count(*) FROM memory_incidents") == 1
