@@ -156,16 +156,17 @@ class Answering:
         items = await self._recall.recall(
             q.requester, q.text, k=self.config.memories, incident=q.incident_id
         )
-        out = []
-        for item in items:
-            kind: SourceKind = (
-                "episode"
-                if item.source == "episode"
-                else ("mine" if item.scope == "user" or item.source == "profile" else "incident")
+        # Recall returns notes; episodes and profile facts come from their own stages below.
+        return [
+            Source(
+                "",
+                "mine" if item.scope == "user" else "incident",
+                f"{item.kind} {item.id}",
+                item.text,
+                item.permalink,
             )
-            label = f"{item.kind} {item.id}" if item.source != "episode" else f"episode {item.id}"
-            out.append(Source("", kind, label, item.text, item.permalink))
-        return out
+            for item in items
+        ]
 
     async def _profile(self, q: Question) -> list[Source]:
         """The asker's own facts that share a word with the question (at most 3)."""

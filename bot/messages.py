@@ -17,8 +17,6 @@ NOT_AN_INCIDENT_CHANNEL = (
     "(names starting with `inc-`). `/incident help` lists everything I can do."
 )
 NOT_IN_AN_INCIDENT = "This channel has no incident yet; run `/incident open <title>` first."
-ANSWER_FALLBACK_TEXT = "Here is what opsmemory found (open the message to see the sources)."
-THINKING = "Looking through the runbooks and memory…"
 UNVERIFIED_LLM_ANSWER = (
     "The generated answer cited a source it was not given, so the cited answer is shown instead."
 )
