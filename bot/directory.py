@@ -87,6 +87,7 @@ async def requester_for(
         team_id=team_id,
         enterprise_id=facts.identity.enterprise_id,
         channel_id=channel_id,
+        sees_workspace=not (facts.identity.is_guest or facts.identity.is_external),
     )
 
 

@@ -51,6 +51,9 @@ class Requester:
     enterprise_id: str | None = None
     channel_id: str | None = None
     member_channel_ids: frozenset[str] = frozenset()  # public channels the asker belongs to
+    # Guests and people from other organisations read only what the conversation they are in
+    # holds (and their own items), never the team's workspace-wide knowledge.
+    sees_workspace: bool = True
 
 
 @dataclass(frozen=True)
@@ -104,13 +107,14 @@ def visibility_sql(requester: Requester, *, alias: str) -> tuple[str, dict[str, 
                 {a}.channel_id = :vis_channel
                 OR ({a}.channel_is_private = 0
                     AND {a}.channel_id IN (SELECT value FROM json_each(:vis_members)))))
-        OR ({a}.scope = 'workspace' AND {a}.team_id = :vis_team)
+        OR ({a}.scope = 'workspace' AND {a}.team_id = :vis_team AND :vis_workspace = 1)
     )"""
     params: dict[str, object] = {
         "vis_subject": requester.subject_id,
         "vis_channel": requester.channel_id,
         "vis_members": json.dumps(sorted(requester.member_channel_ids)),
         "vis_team": requester.team_id,
+        "vis_workspace": int(requester.sees_workspace),
     }
     return sql, params
 
@@ -135,7 +139,9 @@ def partition_key_for(
 
 def visible_partitions(requester: Requester) -> list[str]:
     """Every partition the requester may search: self, team, this channel, public member channels."""
-    keys = [f"u:{requester.subject_id}", f"w:{requester.team_id}"]
+    keys = [f"u:{requester.subject_id}"]
+    if requester.sees_workspace:
+        keys.append(f"w:{requester.team_id}")
     if requester.channel_id:
         keys += [f"c:{requester.channel_id}", f"cp:{requester.channel_id}"]
     keys += [

@@ -67,11 +67,19 @@ async def test_other_workspace_sees_none_of_this_teams_rows(db) -> None:
     assert await visible(db, Requester("T2/U3", "T2")) == {"team2"}
 
 
+async def test_guests_see_their_conversation_but_not_workspace_knowledge(db) -> None:
+    guest = Requester("T1/U9", "T1", channel_id="C8", sees_workspace=False)
+    assert await visible(db, guest) == {"public_c8"}
+    assert "w:T1" not in visible_partitions(guest)
+
+
 def test_partitions_mirror_the_sql_rule() -> None:
     """Every row's partition is searchable exactly when the SQL rule shows the row."""
     requesters = [
-        Requester("T1/U1", "T1", channel_id=c, member_channel_ids=m)
-        for c, m in itertools.product([None, "C8", "C9"], [frozenset(), frozenset({"C8", "C9"})])
+        Requester("T1/U1", "T1", channel_id=c, member_channel_ids=m, sees_workspace=w)
+        for c, m, w in itertools.product(
+            [None, "C8", "C9"], [frozenset(), frozenset({"C8", "C9"})], [True, False]
+        )
     ]
     for req in requesters:
         parts = set(visible_partitions(req))
@@ -92,7 +100,7 @@ def test_partitions_mirror_the_sql_rule() -> None:
                         or (not private and channel in req.member_channel_ids)
                     )
                 )
-                or (scope == "workspace" and team == req.team_id)
+                or (scope == "workspace" and team == req.team_id and req.sees_workspace)
             )
             assert (key in parts) == sql_sees, (name, req)
 
