@@ -1,8 +1,8 @@
 """The daily digest as plain data: incidents opened and resolved, episodes, decisions.
 
 The digest is posted to a shared channel, so it holds only what anyone in the team may see:
-public-channel incidents, episodes and decisions, plus workspace notes. Private channels and
-personal (user-scope) memory never appear in it.
+every read goes through `scopes.visibility_sql` for `Requester.public_audience`, which admits
+public-channel and workspace rows and never private channels or personal (user-scope) memory.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from memory.clock import iso, parse_iso
+from memory.scopes import Requester, visibility_sql
 
 if TYPE_CHECKING:
     from memory.db import Database
@@ -55,17 +56,24 @@ class Digest:
         return not (self.incidents_opened or self.incidents_resolved or self.episodes)
 
 
+# `team_id = :team` only narrows the scan (it matches the indexes); `{vis}` decides visibility.
 _INCIDENTS = """
-SELECT id, title, severity, status, channel_id, opened_at, resolved_at FROM memory_incidents
-WHERE team_id = :team AND channel_is_private = 0 AND {column} >= :since AND {column} < :until
-ORDER BY {column} LIMIT :cap
+SELECT i.id, i.title, i.severity, i.status, i.channel_id, i.opened_at, i.resolved_at
+FROM memory_incidents AS i
+WHERE i.team_id = :team AND i.{column} >= :since AND i.{column} < :until AND {vis}
+ORDER BY i.{column} LIMIT :cap
+"""
+
+_EPISODES = """
+SELECT {columns} FROM memory_episodes AS e
+WHERE e.team_id = :team AND e.updated_at >= :since AND e.updated_at < :until AND {vis}
+ORDER BY e.ended_at LIMIT :cap
 """
 
 _NOTE_DECISIONS = """
-SELECT text, channel_id, incident_id, permalink FROM memory_notes AS n
+SELECT n.text, n.channel_id, n.incident_id, n.permalink FROM memory_notes AS n
 WHERE n.team_id = :team AND n.kind = 'decision' AND n.created_at >= :since
-  AND n.created_at < :until
-  AND (n.scope = 'workspace' OR (n.scope = 'channel' AND n.channel_is_private = 0))
+  AND n.created_at < :until AND {vis}
 ORDER BY n.created_at LIMIT :cap
 """
 
@@ -86,15 +94,16 @@ async def build_digest(db: Database, team_id: str, *, since: datetime, until: da
     """Everything public that happened in the team between `since` and `until`."""
     from memory.episodes import COLUMNS, row_to_episode  # episodes imports this module
 
+    audience = Requester.public_audience(team_id)
     window = {"team": team_id, "since": iso(since), "until": iso(until), "cap": MAX_ITEMS}
-    opened = await db.fetchall(_INCIDENTS.format(column="opened_at"), window)
-    resolved = await db.fetchall(_INCIDENTS.format(column="resolved_at"), window)
-    episode_rows = await db.fetchall(
-        f"SELECT {COLUMNS} FROM memory_episodes AS e WHERE e.team_id = :team"
-        " AND e.channel_is_private = 0 AND e.updated_at >= :since AND e.updated_at < :until"
-        " ORDER BY e.ended_at LIMIT :cap",
-        window,
-    )
+
+    async def read(sql: str, alias: str, **fmt: str) -> list:  # list[memory.db.Row]
+        vis, params = visibility_sql(audience, alias=alias)
+        return await db.fetchall(sql.format(vis=vis, **fmt), {**window, **params})
+
+    opened = await read(_INCIDENTS, "i", column="opened_at")
+    resolved = await read(_INCIDENTS, "i", column="resolved_at")
+    episode_rows = await read(_EPISODES, "e", columns=COLUMNS)
     episodes = [row_to_episode(r) for r in episode_rows]
     decisions = [
         DigestDecision(line, e.channel_id, e.incident_id, "episode")
@@ -103,7 +112,7 @@ async def build_digest(db: Database, team_id: str, *, since: datetime, until: da
     ]
     decisions += [
         DigestDecision(r["text"], r["channel_id"], r["incident_id"], "note", r["permalink"])
-        for r in await db.fetchall(_NOTE_DECISIONS, window)
+        for r in await read(_NOTE_DECISIONS, "n")
     ]
     return Digest(
         team_id=team_id,

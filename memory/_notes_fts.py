@@ -114,7 +114,7 @@ def _scope_filter(requester: Requester, incident_id: str | None) -> str | None:
     if incident_id:
         return f"fts_keys : {_phrase('incident ' + incident_id)}"
     partitions = visible_partitions(requester)
-    if len(partitions) > MAX_FILTER_PARTITIONS:
+    if not partitions or len(partitions) > MAX_FILTER_PARTITIONS:
         return None
     return "fts_keys : (" + " OR ".join(_phrase(k) for k in partitions) + ")"
 

@@ -22,7 +22,7 @@ from memory._episode_summary import summarise
 from memory._extraction import Chat
 from memory.clock import Clock, iso, parse_iso, utc_now
 from memory.errors import EmbeddingUnavailable, InvalidLimit, UnknownItem
-from memory.fusion import fts_match, query_terms
+from memory.fusion import fts_match, query_terms, rrf
 from memory.scopes import Requester, partition_key_for, visibility_sql, visible_partitions
 from memory.threads import drop_episode
 
@@ -35,6 +35,8 @@ log = logging.getLogger(__name__)
 
 ID_PREFIX = "episode:"
 MAX_LIMIT = 100
+# fusion.rrf scores 1 / (k + rank + 1); k = 59 keeps episodes' long-standing 1 / (60 + rank).
+RRF_K = 59.0
 
 
 @dataclass(frozen=True)
@@ -201,7 +203,7 @@ class Episodes:
         if not 1 <= k <= MAX_LIMIT:
             raise InvalidLimit(got=k, cap=MAX_LIMIT)
         where, params = visibility_sql(requester, alias="e")
-        scores: dict[int, float] = {}
+        keyword: list[int] = []
         match = fts_match(query_terms(query))
         if match:
             rows = await self._db.fetchall(
@@ -210,8 +212,8 @@ class Episodes:
                 " ORDER BY bm25(memory_episodes_fts) LIMIT :k",
                 {**params, "match": match, "k": k},
             )
-            for rank, r in enumerate(rows):
-                scores[int(r[0])] = 1.0 / (60 + rank)
+            keyword = [int(r[0]) for r in rows]
+        semantic: list[int] = []
         vector = await self._embed(query)
         if vector is not None and self._embedder is not None:
             near = await vectors.nearest(
@@ -222,8 +224,8 @@ class Episodes:
                 partition_keys=visible_partitions(requester),
                 k=k,
             )
-            for rank, (rowid, _) in enumerate(near):
-                scores[rowid] = scores.get(rowid, 0.0) + 1.0 / (60 + rank)
+            semantic = [rowid for rowid, _ in near]
+        scores = rrf([(keyword, 1.0), (semantic, 1.0)], k=RRF_K)
         if not scores:
             return []
         rows = await self._db.fetchall(  # re-check visibility on the rows themselves

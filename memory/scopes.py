@@ -1,9 +1,13 @@
 """Scopes: who may see a memory row, defined once and applied inside the SQL of every read.
 
-    user       only the subject who wrote it
+    user       only the subject who wrote it, asking from that subject's own org: the workspace
+               its subject id names, or any workspace of its Enterprise Grid org (subjects.py)
     channel    answering in that channel; also its members when the channel is public.
                A private channel's rows appear only when answering inside that channel.
     workspace  everyone in the same Slack team (e.g. notes a human promoted)
+
+Channel and workspace rows are matched on the team too, so a channel id that appears in two
+workspaces (Slack Connect) shows each workspace only its own rows.
 
 Per-invocation scratch state (a question being answered, drafts) is never persisted, so it has
 no scope. Vector tables use the same rules through partition keys (`partition_key_for` when
@@ -48,12 +52,39 @@ class Requester:
 
     subject_id: str
     team_id: str
-    enterprise_id: str | None = None
+    enterprise_id: str | None = None  # the Enterprise Grid org, None outside Grid
     channel_id: str | None = None
     member_channel_ids: frozenset[str] = frozenset()  # public channels the asker belongs to
     # Guests and people from other organisations read only what the conversation they are in
     # holds (and their own items), never the team's workspace-wide knowledge.
     sees_workspace: bool = True
+    # Every public channel of the team, members or not: a post everyone in the team may read
+    # (the daily digest). No vector partitions list that, so such a requester is SQL-only.
+    every_public_channel: bool = False
+
+    @classmethod
+    def public_audience(cls, team_id: str) -> Requester:
+        """Anyone in the team reading a public post: public channels and workspace rows only."""
+        return cls(subject_id="", team_id=team_id, every_public_channel=True)
+
+    @property
+    def own_rows_everywhere(self) -> bool:
+        """A full member of a Grid org sees their user rows from any of its workspaces.
+
+        Guests and externals are held to the workspace they ask in: the bot fills
+        `enterprise_id` from the person's identity, which for a Slack Connect user is their
+        own org, not the one they are asking in.
+        """
+        return (
+            self.enterprise_id is not None
+            and self.sees_workspace
+            and self.subject_id.startswith(f"{self.enterprise_id}/")
+        )
+
+    @property
+    def sees_own_rows(self) -> bool:
+        """The subject belongs to the org being asked in, so their user rows may show."""
+        return self.own_rows_everywhere or self.subject_id.startswith(f"{self.team_id}/")
 
 
 @dataclass(frozen=True)
@@ -81,6 +112,11 @@ class WriteContext:
             )
         if not self.team_id:
             raise InvalidScope("Memory needs a Slack team id; pass the workspace's team id.")
+        if self.scope == "user" and ident.enterprise_id is None and ident.team_id != self.team_id:
+            # The user-row rule (and its partition) trusts the subject id to name the row's team.
+            raise InvalidScope(
+                "Personal memory is saved in your own workspace; save it from there."
+            )
 
     @property
     def partition_key(self) -> str:
@@ -102,18 +138,24 @@ def visibility_sql(requester: Requester, *, alias: str) -> tuple[str, dict[str, 
         raise ValueError(f"bad SQL alias {alias!r}")
     a = alias
     sql = f"""(
-        ({a}.scope = 'user' AND {a}.owner_subject_id = :vis_subject)
-        OR ({a}.scope = 'channel' AND (
+        ({a}.scope = 'user' AND {a}.owner_subject_id = :vis_subject
+            AND ({a}.team_id = :vis_own_team OR :vis_own_everywhere = 1))
+        OR ({a}.scope = 'channel' AND {a}.team_id = :vis_team AND (
                 {a}.channel_id = :vis_channel
-                OR ({a}.channel_is_private = 0
-                    AND {a}.channel_id IN (SELECT value FROM json_each(:vis_members)))))
+                OR ({a}.channel_is_private = 0 AND (
+                    :vis_every_public = 1
+                    OR {a}.channel_id IN (SELECT value FROM json_each(:vis_members))))))
         OR ({a}.scope = 'workspace' AND {a}.team_id = :vis_team AND :vis_workspace = 1)
     )"""
     params: dict[str, object] = {
         "vis_subject": requester.subject_id,
+        # NULL matches no row: a subject from another org sees none of its user rows here.
+        "vis_own_team": requester.team_id if requester.sees_own_rows else None,
+        "vis_own_everywhere": int(requester.own_rows_everywhere),
+        "vis_team": requester.team_id,
         "vis_channel": requester.channel_id,
         "vis_members": json.dumps(sorted(requester.member_channel_ids)),
-        "vis_team": requester.team_id,
+        "vis_every_public": int(requester.every_public_channel),
         "vis_workspace": int(requester.sees_workspace),
     }
     return sql, params
@@ -138,8 +180,15 @@ def partition_key_for(
 
 
 def visible_partitions(requester: Requester) -> list[str]:
-    """Every partition the requester may search: self, team, this channel, public member channels."""
-    keys = [f"u:{requester.subject_id}"]
+    """Every partition the requester may search: self, team, this channel, public member channels.
+
+    Mirrors `visibility_sql` for user and workspace rows. Channel keys carry no team (existing
+    vectors are stored that way), so for a channel id that also exists in another workspace the
+    partition holds that workspace's rows too: every caller re-checks hits with `visibility_sql`.
+    """
+    if requester.every_public_channel:
+        raise ValueError("a public-audience requester reads through SQL only, not vectors")
+    keys = [f"u:{requester.subject_id}"] if requester.sees_own_rows else []
     if requester.sees_workspace:
         keys.append(f"w:{requester.team_id}")
     if requester.channel_id:

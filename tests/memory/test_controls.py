@@ -17,20 +17,19 @@ from memory.profiles import Profiles
 from memory.recall import Recall
 from memory.redaction import Redactor
 from memory.scopes import Requester, WriteContext
-from memory.subjects import Author, SlackIdentity
+from memory.subjects import Author
 from memory.threads import Threads
+from tests.memory.contexts import ALICE, BOB, ctx
 
-ALICE = Author.of(SlackIdentity("T1", "UALICE"), "alice")
-BOB = Author.of(SlackIdentity("T1", "UBOB"), "bob")
 ROOT = "1764500000.000100"
 
 
 def chan(author: Author, channel: str = "CINC1") -> WriteContext:
-    return WriteContext(author, "T1", channel, False, "channel")
+    return ctx(channel, author=author)
 
 
 def mine(author: Author) -> WriteContext:
-    return WriteContext(author, "T1", "CINC1", False, "user", source_ts="1764500000.000100")
+    return ctx("CINC1", author=author, scope="user", source_ts=ROOT)
 
 
 class World:

@@ -14,13 +14,11 @@ from memory.episodes import Episodes
 from memory.incidents import Incidents
 from memory.notes import Notes
 from memory.redaction import Redactor
-from memory.scopes import Requester, WriteContext
-from memory.subjects import Author, SlackIdentity
+from memory.scopes import Requester
 from memory.threads import Threads
 from tests.fakes.ollama_server import FakeOllama
+from tests.memory.contexts import ALICE, BOB, ctx
 
-ALICE = Author.of(SlackIdentity("T1", "UALICE"), "alice")
-BOB = Author.of(SlackIdentity("T1", "UBOB"), "bob")
 ROOT = "1764500000.000100"
 
 THREAD = [
@@ -35,16 +33,14 @@ THREAD = [
 ]
 
 
-def ctx(author: Author, channel: str = "CINC1", private: bool = False) -> WriteContext:
-    return WriteContext(author, "T1", channel, private, "channel")
-
-
 async def capture(
     db: Database, redactor: Redactor, clock, channel: str = "CINC1", private: bool = False
 ) -> None:
     threads = Threads(db, redactor, clock)
     for author, ts, text in THREAD:
-        await threads.capture(ctx(author, channel, private), ts=ts, thread_ts=ROOT, text=text)
+        await threads.capture(
+            ctx(channel, author=author, private=private), ts=ts, thread_ts=ROOT, text=text
+        )
 
 
 async def test_roll_up_extracts_first_report_cues_participants_and_span(
@@ -70,7 +66,7 @@ async def test_roll_up_is_an_upsert_and_links_the_channel_incident(
     db: Database, redactor: Redactor, clock
 ) -> None:
     incident = await Incidents(db, clock, redactor=redactor).open(
-        ctx(ALICE), title="checkout slow", channel_id="CINC1"
+        ctx("CINC1", author=ALICE), title="checkout slow", channel_id="CINC1"
     )
     await capture(db, redactor, clock)
     episodes = Episodes(db, None, clock)
@@ -123,14 +119,20 @@ async def test_digest_holds_public_incidents_episodes_and_decisions_only(
 ) -> None:
     since = clock() - timedelta(hours=1)
     incidents = Incidents(db, clock, redactor=redactor)
-    pub = await incidents.open(ctx(ALICE), title="checkout slow", channel_id="CINC1")
-    await incidents.open(ctx(ALICE, "CPRIV", True), title="hush hush", channel_id="CPRIV")
+    pub = await incidents.open(
+        ctx("CINC1", author=ALICE), title="checkout slow", channel_id="CINC1"
+    )
+    await incidents.open(
+        ctx("CPRIV", author=ALICE, private=True), title="hush hush", channel_id="CPRIV"
+    )
     await incidents.set_status("T1", pub.id, "resolved")
     await capture(db, redactor, clock)
     await capture(db, redactor, clock, channel="CPRIV", private=True)
     notes = Notes(db, redactor, None, clock=clock)
-    await notes.save(ctx(ALICE), "we decided to freeze deploys", kind="decision", incident=pub.id)
-    await notes.save(ctx(ALICE, "CPRIV", True), "private decision", kind="decision")
+    await notes.save(
+        ctx("CINC1", author=ALICE), "we decided to freeze deploys", kind="decision", incident=pub.id
+    )
+    await notes.save(ctx("CPRIV", author=ALICE, private=True), "private decision", kind="decision")
     episodes = Episodes(db, None, clock)
     await episodes.roll_up("T1", "CINC1", ROOT)
     await episodes.roll_up("T1", "CPRIV", ROOT)
@@ -177,3 +179,39 @@ async def test_llm_summary_is_stored_redacted_and_invalid_output_is_dropped(
     fake.reply = "Sure! Here is a summary: it was bad."
     ep = await episodes.roll_up("T1", "CINC1", ROOT, chat=ollama_chat(url))
     assert ep is not None and ep.llm_summary is None and ep.summary
+
+
+async def test_digest_shows_workspace_decisions_but_no_personal_or_other_team_memory(
+    db: Database, redactor: Redactor, clock
+) -> None:
+    """The digest reads through scopes.visibility_sql as the team's public audience."""
+    since = clock() - timedelta(hours=1)
+    notes = Notes(db, redactor, None, clock=clock)
+    await notes.save(ctx("CINC1", author=ALICE, scope="workspace"), "we decided on canaries")
+    await notes.save(ctx(None, author=ALICE, scope="user"), "my own decision", kind="decision")
+    await notes.save(ctx("CPRIV", author=BOB, private=True), "hush decision", kind="decision")
+    await notes.save(ctx("CINC1", team="T2", user="U7"), "other team decision", kind="decision")
+    await Incidents(db, clock, redactor=redactor).open(
+        ctx("CINC1", team="T2", user="U7"), title="other team outage", channel_id="CINC1"
+    )
+    await notes.save(
+        ctx("CINC1", author=ALICE, scope="workspace"), "we decided to freeze", kind="decision"
+    )
+    clock.advance(minutes=1)
+    digest = await Episodes(db, None, clock).digest("T1", since)
+    assert [d.text for d in digest.decisions] == ["we decided to freeze"]
+    assert digest.incidents_opened == []
+
+
+async def test_search_fuses_keyword_and_vector_ranks_with_shared_rrf(
+    db: Database, redactor: Redactor, embedder: OnnxMiniLmEmbedder, clock
+) -> None:
+    """An episode both searches rank first scores 1/60 + 1/60 (fusion.rrf at RRF_K)."""
+    await capture(db, redactor, clock)
+    episodes = Episodes(db, embedder, clock)
+    await episodes.roll_up("T1", "CINC1", ROOT)
+    member = Requester(BOB.subject_id, "T1", channel_id="CINC1")
+    [hit] = await episodes.search(member, "pgbouncer connection pool")
+    assert hit.score == pytest.approx(2 / 60)
+    [keyword_only] = await Episodes(db, None, clock).search(member, "pgbouncer connection pool")
+    assert keyword_only.score == pytest.approx(1 / 60)

@@ -2,28 +2,15 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 
 from memory.errors import InvalidIncidentId, RedactionFailed, UnknownIncident
 from memory.incidents import Incidents, parse_incident_id
-from memory.scopes import Requester, WriteContext
-from memory.subjects import Author, SlackIdentity
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = datetime(2026, 1, 1, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.now
-
-
-def ctx(channel: str, private: bool = False) -> WriteContext:
-    return WriteContext(
-        Author.of(SlackIdentity("T1", "U1"), "ann"), "T1", channel, private, "channel"
-    )
+from memory.scopes import Requester
+from tests.conftest import FakeClock as Clock
+from tests.memory.contexts import ctx
 
 
 @pytest.mark.parametrize("text", ["inc-42", "INC-0042", "#42", "42", " inc 42 ", "Inc_042"])

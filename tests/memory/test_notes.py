@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 
 import numpy as np
 import pytest
@@ -15,29 +14,12 @@ from memory.notes import NoteDraft, NotePolicy, Notes, OnlySecrets
 from memory.recall import Recall
 from memory.scopes import Requester, WriteContext
 from memory.subjects import Author, SlackIdentity
+from tests.conftest import FakeClock as Clock
 from tests.fakes.crashing_recognizer import crashing_redactor
+from tests.memory.contexts import ctx
 
 AWS_KEY = "AKIAIOSFODNN7EXAMPLE"
 TABLES = ("memory_notes", "memory_notes_fts", "memory_note_vectors", "memory_audit")
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = datetime(2026, 1, 1, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.now
-
-
-def ctx(channel: str = "C1", user: str = "U1") -> WriteContext:
-    return WriteContext(
-        Author.of(SlackIdentity("T1", user), "ann"),
-        "T1",
-        channel,
-        False,
-        "channel",
-        permalink=f"https://x.slack.com/archives/{channel}/p1",
-    )
 
 
 async def counts(db: Database) -> dict[str, int]:

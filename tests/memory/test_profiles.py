@@ -14,12 +14,13 @@ from memory.errors import EmptyText, RedactionFailed, UnknownItem
 from memory.profiles import FactOnlySecrets, FactTooLong, Profiles
 from memory.redaction import Redactor
 from memory.scopes import Requester, WriteContext
-from memory.subjects import Author, SlackIdentity
+from memory.subjects import Author
 from tests.fakes.crashing_recognizer import crashing_redactor
 from tests.fakes.ollama_server import FakeOllama
+from tests.memory.contexts import ALICE, BOB
+from tests.memory.contexts import ctx as write
 
-ALICE = Author.of(SlackIdentity("T1", "UALICE"), "alice")
-BOB = Author.of(SlackIdentity("T1", "UBOB"), "bob")
+SOURCE_TS = "1700000000.000100"
 
 
 @pytest.fixture
@@ -39,7 +40,8 @@ async def vector_rows(db: Database, prefix: str) -> int:
 def ctx(
     author: Author = ALICE, channel: str | None = "CINC1", private: bool = False
 ) -> WriteContext:
-    return WriteContext(author, "T1", channel, private, "user", source_ts="1700000000.000100")
+    """A personal (user-scope) write quoting a message in `channel`."""
+    return write(channel, author=author, private=private, scope="user", source_ts=SOURCE_TS)
 
 
 async def test_fact_is_stored_redacted_and_linked_to_its_source_message(profiles: Profiles) -> None:

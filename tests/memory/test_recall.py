@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 
@@ -11,37 +11,11 @@ from memory.errors import InvalidLimit
 from memory.incidents import Incidents
 from memory.notes import NotePolicy, Notes
 from memory.recall import Recall, RecallConfig
-from memory.scopes import Requester, WriteContext
-from memory.subjects import Author, SlackIdentity
+from memory.scopes import Requester
+from tests.conftest import FakeClock as Clock
+from tests.memory.contexts import ctx
 
 MODES = ("keyword", "semantic", "hybrid")
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = datetime(2026, 1, 1, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.now
-
-
-def ctx(
-    channel: str | None,
-    *,
-    private: bool = False,
-    scope: str = "channel",
-    team: str = "T1",
-    user: str = "U1",
-) -> WriteContext:
-    author = Author.of(SlackIdentity(team, user), "ann")
-    return WriteContext(
-        author,
-        team,
-        channel,
-        private,
-        scope,  # type: ignore[arg-type]
-        permalink=f"https://x.slack.com/archives/{channel}/p123",
-    )
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 
@@ -17,14 +17,7 @@ from memory.subjects import (
     UserFacts,
     subject_id_for,
 )
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = datetime(2026, 1, 1, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.now
+from tests.conftest import FakeClock as Clock
 
 
 def test_grid_user_is_one_subject_across_workspaces() -> None:

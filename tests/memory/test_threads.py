@@ -11,12 +11,11 @@ from memory.episodes import Episodes
 from memory.errors import RedactionFailed
 from memory.redaction import Redactor
 from memory.scopes import Requester, WriteContext
-from memory.subjects import Author, SlackIdentity
+from memory.subjects import Author
 from memory.threads import NotChannelMemory, Threads
 from tests.fakes.crashing_recognizer import crashing_redactor
+from tests.memory.contexts import ALICE, BOB, ctx
 
-ALICE = Author.of(SlackIdentity("T1", "UALICE"), "alice")
-BOB = Author.of(SlackIdentity("T1", "UBOB"), "bob")
 ROOT = "1700000000.000100"
 
 
@@ -25,8 +24,9 @@ def threads(db: Database, redactor: Redactor, clock) -> Threads:
     return Threads(db, redactor, clock)
 
 
-def ctx(author: Author = ALICE, channel: str = "CINC1", private: bool = False) -> WriteContext:
-    return WriteContext(author, "T1", channel, private, "channel")
+def on(author: Author = ALICE, channel: str = "CINC1", private: bool = False) -> WriteContext:
+    """A write in the incident channel (these tests' usual place)."""
+    return ctx(channel, author=author, private=private)
 
 
 async def fts_hits(db: Database, word: str) -> int:
@@ -38,7 +38,7 @@ async def fts_hits(db: Database, word: str) -> int:
 
 async def test_capture_redacts_before_storing(threads: Threads, db: Database) -> None:
     msg = await threads.capture(
-        ctx(), ts=ROOT, thread_ts=None, text="checkout 500s, key AKIAIOSFODNN7EXAMPLE leaked?"
+        on(), ts=ROOT, thread_ts=None, text="checkout 500s, key AKIAIOSFODNN7EXAMPLE leaked?"
     )
     assert msg is not None and "AKIAIOSFODNN7EXAMPLE" not in msg.text
     raw = await db.scalar("SELECT group_concat(text) FROM memory_thread_messages")
@@ -49,8 +49,8 @@ async def test_capture_redacts_before_storing(threads: Threads, db: Database) ->
 
 
 async def test_double_delivery_stores_once(threads: Threads, db: Database) -> None:
-    first = await threads.capture(ctx(), ts=ROOT, thread_ts=None, text="db is down")
-    again = await threads.capture(ctx(), ts=ROOT, thread_ts=None, text="db is down")
+    first = await threads.capture(on(), ts=ROOT, thread_ts=None, text="db is down")
+    again = await threads.capture(on(), ts=ROOT, thread_ts=None, text="db is down")
     assert first == again
     assert await db.scalar("SELECT count(*) FROM memory_thread_messages") == 1
     assert await fts_hits(db, "down") == 1
@@ -59,7 +59,7 @@ async def test_double_delivery_stores_once(threads: Threads, db: Database) -> No
 async def test_edit_re_redacts_and_replaces_in_keyword_index(
     threads: Threads, db: Database
 ) -> None:
-    await threads.capture(ctx(), ts=ROOT, thread_ts=None, text="restart the poolers")
+    await threads.capture(on(), ts=ROOT, thread_ts=None, text="restart the poolers")
     assert await threads.edit("T1", "CINC1", ROOT, "drain pgbouncer, mail ops@example.com")
     [msg] = await threads.messages("T1", "CINC1", ROOT)
     assert "ops@example.com" not in msg.text and "pgbouncer" in msg.text
@@ -74,9 +74,9 @@ async def test_edit_of_unknown_message_changes_nothing(threads: Threads) -> None
 async def test_delete_removes_message_fts_and_episode(
     threads: Threads, db: Database, clock
 ) -> None:
-    await threads.capture(ctx(), ts=ROOT, thread_ts=None, text="payments API erroring")
+    await threads.capture(on(), ts=ROOT, thread_ts=None, text="payments API erroring")
     await threads.capture(
-        ctx(BOB), ts="1700000060.000100", thread_ts=ROOT, text="Root cause: expired cert on lb-7"
+        on(BOB), ts="1700000060.000100", thread_ts=ROOT, text="Root cause: expired cert on lb-7"
     )
     episode = await Episodes(db, None, clock).roll_up("T1", "CINC1", ROOT)
     assert episode is not None and "lb-7" in episode.summary
@@ -96,7 +96,7 @@ async def test_delete_removes_message_fts_and_episode(
 
 async def test_private_channel_messages_are_not_visible_elsewhere(threads: Threads) -> None:
     await threads.capture(
-        ctx(channel="CPRIV", private=True), ts=ROOT, thread_ts=None, text="secret plan"
+        on(channel="CPRIV", private=True), ts=ROOT, thread_ts=None, text="secret plan"
     )
     inside = Requester(BOB.subject_id, "T1", channel_id="CPRIV")
     elsewhere = Requester(
@@ -109,7 +109,7 @@ async def test_private_channel_messages_are_not_visible_elsewhere(threads: Threa
 
 
 async def test_public_channel_messages_are_visible_to_members(threads: Threads) -> None:
-    await threads.capture(ctx(), ts=ROOT, thread_ts=None, text="public note")
+    await threads.capture(on(), ts=ROOT, thread_ts=None, text="public note")
     member = Requester(
         BOB.subject_id, "T1", channel_id=None, member_channel_ids=frozenset({"CINC1"})
     )
@@ -121,7 +121,7 @@ async def test_public_channel_messages_are_visible_to_members(threads: Threads) 
 async def test_redactor_failure_captures_nothing(db: Database, clock) -> None:
     broken = Threads(db, crashing_redactor(), clock)
     with pytest.raises(RedactionFailed):
-        await broken.capture(ctx(), ts=ROOT, thread_ts=None, text="hello")
+        await broken.capture(on(), ts=ROOT, thread_ts=None, text="hello")
     assert await db.scalar("SELECT count(*) FROM memory_thread_messages") == 0
 
 
@@ -133,7 +133,7 @@ async def test_user_scope_capture_is_refused(threads: Threads) -> None:
 
 
 async def test_empty_message_is_not_stored(threads: Threads, db: Database) -> None:
-    assert await threads.capture(ctx(), ts=ROOT, thread_ts=None, text="  ") is None
+    assert await threads.capture(on(), ts=ROOT, thread_ts=None, text="  ") is None
     assert await db.scalar("SELECT count(*) FROM memory_thread_messages") == 0
 
 
@@ -141,13 +141,13 @@ async def test_pending_threads_lists_changed_threads_until_rolled_up(
     threads: Threads, db: Database, clock
 ) -> None:
     start = clock()
-    await threads.capture(ctx(), ts=ROOT, thread_ts=None, text="disk full on kafka-3")
+    await threads.capture(on(), ts=ROOT, thread_ts=None, text="disk full on kafka-3")
     clock.advance(minutes=1)
     [pending] = await threads.pending_threads(start - timedelta(seconds=1))
     assert (pending.channel_id, pending.thread_ts) == ("CINC1", ROOT)
     await Episodes(db, None, clock).roll_up("T1", "CINC1", ROOT)
     assert await threads.pending_threads(start - timedelta(seconds=1)) == []
     clock.advance(minutes=1)
-    await threads.capture(ctx(BOB), ts="1700000100.000100", thread_ts=ROOT, text="expanded volume")
+    await threads.capture(on(BOB), ts="1700000100.000100", thread_ts=ROOT, text="expanded volume")
     assert len(await threads.pending_threads(start)) == 1
     assert await threads.pending_threads(clock()) == []
