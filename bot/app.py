@@ -25,11 +25,12 @@ from bot import messages
 from bot.answering import Answering
 from bot.approvals import Approvals
 from bot.dedupe import Dedupe
-from bot.directory import ChannelDirectory, user_directory
+from bot.directory import ChannelDirectory, HomeTeam, user_directory
 from bot.feedback import Feedback
 from bot.listeners.commands import UsageError
 from bot.metrics import Metrics
 from bot.pacing import ChannelPacer
+from bot.saves import SourceSaves
 from bot.settings import Settings
 from memory.clock import Clock, utc_now
 from memory.errors import OpsmemoryError
@@ -63,6 +64,7 @@ class Deps:
     metrics: Metrics
     dedupe: Dedupe
     pacer: ChannelPacer
+    home: HomeTeam
     users: UserDirectory
     channels: ChannelDirectory
     redactor: Redactor
@@ -79,6 +81,7 @@ class Deps:
     generator: Generator | None
     approvals: Approvals
     feedback: Feedback
+    saves: SourceSaves
 
 
 def _trace(metrics: Metrics) -> aiohttp.TraceConfig:
@@ -176,6 +179,9 @@ async def _build_deps(
     skills_root = settings.skills_dir or Path(skills_pkg.__file__).parent
     skill_index = await asyncio.to_thread(SkillIndex.load, skills_root)
     episodes = Episodes(db, embedder, clock, redactor=redactor)
+    incidents = Incidents(
+        db, clock, channel_pattern=settings.incident_channel_pattern, redactor=redactor
+    )
     generator = None
     if settings.ollama_host:
         chat = OllamaChat(
@@ -184,7 +190,7 @@ async def _build_deps(
             timeout_s=settings.ollama_timeout_s,
         )
         generator = Generator(chat, TokenLedger(db, cap=settings.thread_token_cap, clock=clock))
-    home_team = None  # learned from auth.test at start-up (Runtime.start)
+    home = HomeTeam()  # learned from auth.test at start-up (Runtime.warm_up)
     return Deps(
         settings=settings,
         db=db,
@@ -193,13 +199,10 @@ async def _build_deps(
         dedupe=Dedupe(db, clock),
         pacer=ChannelPacer(),
         channels=ChannelDirectory(client, ttl_s=300, clock=clock),
-        users=user_directory(
-            client, home_team_id=home_team, ttl_s=settings.users_cache_ttl_s, clock=clock
-        ),
+        home=home,
+        users=user_directory(client, home=home, ttl_s=settings.users_cache_ttl_s, clock=clock),
         redactor=redactor,
-        incidents=Incidents(
-            db, clock, channel_pattern=settings.incident_channel_pattern, redactor=redactor
-        ),
+        incidents=incidents,
         notes=Notes(db, redactor, embedder, NotePolicy(max_chars=settings.note_max_chars), clock),
         recall=recall,
         profiles=profiles,
@@ -209,11 +212,16 @@ async def _build_deps(
         knowledge=know,
         skills=skill_index,
         answering=Answering(
-            recall=recall, knowledge=know, skills=skill_index, profiles=profiles, episodes=episodes
+            recall=recall,
+            knowledge=know,
+            skills=skill_index,
+            profiles=profiles,
+            episodes=episodes,
         ),
         generator=generator,
         approvals=Approvals(db, settings.approver_ids, clock),
         feedback=Feedback(db, clock),
+        saves=SourceSaves(db, clock),
     )
 
 

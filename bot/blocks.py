@@ -5,7 +5,7 @@ at most 50 blocks per message, 3,000 characters per section text, long content c
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from bot import messages
@@ -163,8 +163,15 @@ def forget_everything_modal() -> dict[str, Any]:
     }
 
 
-def home(*, facts: Sequence[Any], notes: Sequence[Any], episodes: Sequence[Any]) -> dict[str, Any]:
-    """The App Home memory inspector: each item with Delete, plus export and forget-everything."""
+def home(
+    *,
+    counts: Mapping[str, int],
+    facts: Sequence[Any],
+    notes: Sequence[Any],
+    episodes: Sequence[Any],
+) -> dict[str, Any]:
+    """The App Home memory inspector: counts per kind, the latest items each with Delete, plus
+    export and forget-everything."""
     blocks: list[Block] = [
         {"type": "header", "text": {"type": "plain_text", "text": "What opsmemory remembers"}},
         {
@@ -176,6 +183,8 @@ def home(*, facts: Sequence[Any], notes: Sequence[Any], episodes: Sequence[Any])
             ],
         },
     ]
+    held = ", ".join(f"{kind} {n:,}" for kind, n in sorted(counts.items()))
+    blocks.append(context(f"Stored about you: {held or 'nothing'}."))
     for title, items in (("About you", facts), ("Recent notes", notes)):
         blocks.append(section(f"*{title}*" + ("" if items else "\nNothing yet.")))
         for item in items[:20]:
@@ -189,3 +198,47 @@ def home(*, facts: Sequence[Any], notes: Sequence[Any], episodes: Sequence[Any])
     for ep in episodes[:10]:
         blocks.append(section(_one_line(getattr(ep, "summary", str(ep)), 280)))
     return {"type": "home", "blocks": fit(blocks, limit=MAX_HOME_BLOCKS)}
+
+
+# A code section spends 6 characters on its fences; escaping can grow a line, so leave room.
+EXPORT_CHUNK_CHARS = MAX_SECTION_CHARS - 200
+EXPORT_SECTIONS_PER_MESSAGE = 10
+
+
+def _mrkdwn_escape(text: str) -> str:
+    """Slack's three control characters, escaped so stored placeholders like <EMAIL> survive."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _chunks(text: str, limit: int) -> list[str]:
+    """`text` cut at line ends into pieces of at most `limit` characters (long lines are split)."""
+    out: list[str] = []
+    buf = ""
+    for line in text.splitlines(keepends=True):
+        while len(line) > limit:
+            if buf:
+                out.append(buf)
+                buf = ""
+            out.append(line[:limit])
+            line = line[limit:]
+        if len(buf) + len(line) > limit:
+            out.append(buf)
+            buf = ""
+        buf += line
+    if buf:
+        out.append(buf)
+    return out
+
+
+def export_messages(dump: str) -> list[list[Block]]:
+    """The whole export as code sections, split over as many messages as it needs; nothing is
+    cut. Joining the code sections in order (and un-escaping &amp; &lt; &gt;) gives `dump`."""
+    sections = [
+        section(f"```{piece}```") for piece in _chunks(_mrkdwn_escape(dump), EXPORT_CHUNK_CHARS)
+    ]
+    per = EXPORT_SECTIONS_PER_MESSAGE
+    groups = [sections[i : i + per] for i in range(0, len(sections), per)] or [[]]
+    return [
+        [context(messages.EXPORT_PART.format(part=n, parts=len(groups))), *group]
+        for n, group in enumerate(groups, 1)
+    ]

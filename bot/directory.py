@@ -25,23 +25,39 @@ class ChannelInfo:
     is_ext_shared: bool
 
 
+@dataclass
+class HomeTeam:
+    """The bot's own team, learned from auth.test at start-up (`learn`); None until then."""
+
+    team_id: str | None = None
+
+    async def learn(self, client: AsyncWebClient) -> str:
+        auth = await client.auth_test()
+        self.team_id = str(auth["team_id"])
+        return self.team_id
+
+
 def user_directory(
-    client: AsyncWebClient, *, home_team_id: str | None, ttl_s: int, clock: Clock = utc_now
+    client: AsyncWebClient, *, home: HomeTeam, ttl_s: int, clock: Clock = utc_now
 ) -> UserDirectory:
-    """A UserDirectory backed by users.info; users whose team is not ours are external."""
+    """A UserDirectory backed by users.info; users whose team is not ours are external.
+
+    Until `home` is learned, the request's own team stands in for it (a user from another
+    organisation in a shared channel then looks internal, so start-up learns it first).
+    """
 
     async def fetch(team_id: str, user_id: str) -> UserFacts:
         resp = await client.users_info(user=user_id)
         u = resp["user"]
         user_team = u.get("team_id") or team_id
         enterprise = (u.get("enterprise_user") or {}).get("enterprise_id")
-        home = home_team_id or team_id
+        home_team = home.team_id or team_id
         identity = SlackIdentity(
             team_id=user_team,
             user_id=user_id,
             enterprise_id=enterprise,
             is_guest=bool(u.get("is_restricted") or u.get("is_ultra_restricted")),
-            is_external=user_team != home and not enterprise,
+            is_external=user_team != home_team and not enterprise,
         )
         profile = u.get("profile") or {}
         return UserFacts(

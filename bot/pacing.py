@@ -7,12 +7,17 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 
 class ChannelPacer:
-    def __init__(self, interval_s: float = 1.0, now: Callable[[], float] = time.monotonic) -> None:
-        self._interval, self._now = interval_s, now
+    def __init__(
+        self,
+        interval_s: float = 1.0,
+        now: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
+        self._interval, self._now, self._sleep = interval_s, now, sleep
         self._next: dict[str, float] = {}
         self._locks: dict[str, asyncio.Lock] = {}
 
@@ -22,5 +27,5 @@ class ChannelPacer:
         async with lock:
             delay = self._next.get(channel_id, 0.0) - self._now()
             if delay > 0:
-                await asyncio.sleep(delay)
+                await self._sleep(delay)
             self._next[channel_id] = self._now() + self._interval

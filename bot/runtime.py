@@ -45,8 +45,11 @@ class Runtime:
         return web_app
 
     async def warm_up(self) -> None:
-        """Load models and the runbook index before the first question arrives."""
+        """Learn our own team (auth.test), load models and the runbook index before the first
+        question arrives."""
         deps = self.deps
+        team_id = await deps.home.learn(self.app.client)
+        log.info("home_team_learned", extra={"team": team_id})
         await deps.redactor.warm_up()
         if deps.knowledge is not None:
             await deps.knowledge.ensure_index()
@@ -86,8 +89,8 @@ class Runtime:
         """Start roll-ups and the daily digest (team id from auth.test)."""
         from bot.scheduler import Jobs, build_scheduler
 
-        auth = await self.app.client.auth_test()
-        self.jobs = Jobs(self.deps, self.app.client, team_id=auth["team_id"])
+        team_id = self.deps.home.team_id or await self.deps.home.learn(self.app.client)
+        self.jobs = Jobs(self.deps, self.app.client, team_id=team_id)
         self._scheduler = build_scheduler(
             self.jobs, digest_time=self.settings.digest_time, timezone=self.settings.timezone
         )

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from memory import _forget as forget
 from memory._audit_rows import write_audit
 from memory._export import export_subject
+from memory._summary import LATEST_NOTES, MemorySummary, summarise_subject
 from memory.clock import Clock, iso, utc_now
 from memory.errors import UnknownItem, ValidationError
 from memory.scopes import SCOPES
@@ -86,6 +87,10 @@ class Controls:
     async def export(self, subject_id: str) -> dict[str, Any]:
         """Everything stored about the subject, as one JSON-ready dict."""
         return await export_subject(self._db, check_subject_id(subject_id), self._clock())
+
+    async def summary(self, subject_id: str, *, latest: int = LATEST_NOTES) -> MemorySummary:
+        """Counts per kind and the newest notes: a bounded view, unlike `export`."""
+        return await summarise_subject(self._db, check_subject_id(subject_id), latest=latest)
 
     async def forget_item(self, subject_id: str, item_id: str) -> Receipt:
         """Delete one of the subject's own items ("note:12", "profile:3", "message:9", ...)."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -129,6 +129,12 @@ class Database:
     async def close(self) -> None:
         for conn in [self._writer, *self._readers]:
             await conn.close()
+
+    async def trace(self, callback: Callable[[str], object] | None) -> None:
+        """Call `callback` with every statement any connection runs (None stops): diagnostics
+        and tests that count what one request reads."""
+        for conn in [self._writer, *self._readers]:
+            await conn.set_trace_callback(callback)
 
     def _reader(self) -> aiosqlite.Connection:
         if not self._readers:

@@ -12,6 +12,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot import blocks, messages
 from bot.directory import incident_for, write_context
 from bot.listeners.home import publish_home
+from bot.saves import SourceKey
 
 if TYPE_CHECKING:
     from bot.app import Deps
@@ -42,7 +43,18 @@ def register(app: AsyncApp, deps: Deps) -> None:
         inc = await incident_for(
             deps.incidents, deps.channels, team_id=context.team_id, channel_id=channel
         )
-        await deps.notes.save(ctx, _answer_text(body), "fact", incident=inc.id if inc else None)
+        key = SourceKey(context.team_id, channel, ts, "fact")
+        note = await deps.saves.save_once(
+            key,
+            lambda: deps.notes.save(
+                ctx, _answer_text(body), "fact", incident=inc.id if inc else None
+            ),
+        )
+        if note is None:
+            await respond(
+                text=messages.ALREADY_SAVED, response_type="ephemeral", replace_original=False
+            )
+            return
         await deps.feedback.record(
             team_id=context.team_id,
             channel_id=channel,
@@ -148,11 +160,12 @@ def register(app: AsyncApp, deps: Deps) -> None:
         facts = await deps.users.get(context.team_id, context.user_id)
         data = await deps.controls.export(facts.subject_id)
         dump = json.dumps(data, indent=1, ensure_ascii=False, default=str)
-        await client.chat_postMessage(
-            channel=context.user_id,
-            text="Your opsmemory export",
-            blocks=[blocks.section(f"```{dump}```")],
-        )
+        parts = blocks.export_messages(dump)
+        for n, part in enumerate(parts, 1):
+            # One post per second per channel (Slack's limit): a long export takes a while.
+            await deps.pacer.wait(context.user_id)
+            text = messages.EXPORT_PART.format(part=n, parts=len(parts))
+            await client.chat_postMessage(channel=context.user_id, text=text, blocks=part)
 
     @app.action("forget_everything")
     async def forget_everything(ack: Any, body: dict[str, Any], client: AsyncWebClient) -> None:

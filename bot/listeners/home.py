@@ -16,19 +16,18 @@ if TYPE_CHECKING:
 
 
 async def publish_home(deps: Deps, client: AsyncWebClient, *, team_id: str, user_id: str) -> None:
-    """Render and publish the Home tab for one user (what they, and only they, may see)."""
+    """Render and publish the Home tab for one user (what they, and only they, may see).
+
+    Bounded reads only (counts and the latest items); "Export my memory" sends everything.
+    """
     requester = await requester_for(deps.users, team_id=team_id, user_id=user_id, channel_id=None)
     facts = await deps.profiles.facts(requester.subject_id)
-    export = await deps.controls.export(requester.subject_id)
-    notes = [_Item(str(n.get("id")), str(n.get("text", ""))) for n in export.get("notes", [])][-10:]
+    summary = await deps.controls.summary(requester.subject_id)
     episodes = await deps.episodes.recent(requester, limit=5)
-    view = blocks.home(facts=facts, notes=notes, episodes=episodes)
+    view = blocks.home(
+        counts=summary.counts, facts=facts, notes=summary.latest_notes, episodes=episodes
+    )
     await client.views_publish(user_id=user_id, view=view)
-
-
-class _Item:
-    def __init__(self, item_id: str, text: str) -> None:
-        self.id, self.text = item_id, text
 
 
 def register(app: AsyncApp, deps: Deps) -> None:

@@ -12,6 +12,8 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot import blocks, messages
 from bot.directory import incident_for, write_context
 from bot.listeners.home import publish_home
+from bot.saves import SourceKey
+from memory.errors import OpsmemoryError
 
 if TYPE_CHECKING:
     from bot.app import Deps
@@ -19,14 +21,23 @@ if TYPE_CHECKING:
 
 def register(app: AsyncApp, deps: Deps) -> None:
     @app.shortcut("save_to_incident_memory")
-    async def save_shortcut(ack: Any, shortcut: dict[str, Any], client: AsyncWebClient) -> None:
+    async def save_shortcut(
+        ack: Any, shortcut: dict[str, Any], context: Any, respond: Any, client: AsyncWebClient
+    ) -> None:
         await ack()
+        channel, ts = shortcut["channel"]["id"], shortcut["message_ts"]
+        # Refused writers (guests, other organisations) hear why now, not after typing a note.
+        await write_context(
+            deps.users, deps.channels, team_id=context.team_id, user_id=context.user_id,
+            channel_id=channel, scope="channel", source_ts=ts,
+        )  # fmt: skip
+        if await deps.saves.is_saved(SourceKey(context.team_id, channel, ts, "note")):
+            await respond(
+                text=messages.ALREADY_SAVED, response_type="ephemeral", replace_original=False
+            )
+            return
         msg = shortcut.get("message") or {}
-        view = blocks.save_modal(
-            msg.get("text", ""),
-            channel_id=shortcut["channel"]["id"],
-            message_ts=shortcut["message_ts"],
-        )
+        view = blocks.save_modal(msg.get("text", ""), channel_id=channel, message_ts=ts)
         await client.views_open(trigger_id=shortcut["trigger_id"], view=view)
 
     @app.view("save_note_modal")
@@ -38,21 +49,28 @@ def register(app: AsyncApp, deps: Deps) -> None:
         if not text.strip():
             await ack(response_action="errors", errors={"note": "Write something to save."})
             return
+        channel, ts = meta["channel_id"], meta["message_ts"]
+        # Permission may have changed since the modal opened: check again before acking, so a
+        # refusal is shown in the modal itself.
+        try:
+            ctx = await write_context(
+                deps.users, deps.channels, team_id=context.team_id, user_id=context.user_id,
+                channel_id=channel, scope="channel", source_ts=ts,
+            )  # fmt: skip
+        except OpsmemoryError as refused:
+            await ack(response_action="errors", errors={"note": str(refused)})
+            return
+        key = SourceKey(context.team_id, channel, ts, "note")
+        if not await deps.saves.claim(key):
+            await ack(response_action="errors", errors={"note": messages.ALREADY_SAVED})
+            return
         await ack()
-        channel = meta["channel_id"]
-        ctx = await write_context(
-            deps.users,
-            deps.channels,
-            team_id=context.team_id,
-            user_id=context.user_id,
-            channel_id=channel,
-            scope="channel",
-            source_ts=meta.get("message_ts"),
-        )
         inc = await incident_for(
             deps.incidents, deps.channels, team_id=context.team_id, channel_id=channel
         )
-        note = await deps.notes.save(ctx, text, "note", incident=inc.id if inc else None)
+        note = await deps.saves.save_claimed(
+            key, lambda: deps.notes.save(ctx, text, "note", incident=inc.id if inc else None)
+        )
         where = inc.id if inc else f"<#{channel}>"
         await client.chat_postEphemeral(
             channel=channel,

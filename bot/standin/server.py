@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import time
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
@@ -36,6 +37,7 @@ class Fault:
     error: str | None = None
     retry_after: int | None = None
     delay_s: float = 0.0
+    enforce: bool = False  # refuse calls until retry_after has passed
 
 
 @dataclass
@@ -49,6 +51,8 @@ class FakeSlack:
     _changed: asyncio.Condition | None = None
     base_url: str = ""
     sockets: SocketHub = field(default_factory=SocketHub)
+    _holds: dict[str, asyncio.Event] = field(default_factory=dict)
+    _limited_until: dict[str, float] = field(default_factory=dict)
 
     async def start(self, host: str = "127.0.0.1", port: int = 0) -> str:
         self._changed = asyncio.Condition()
@@ -76,10 +80,14 @@ class FakeSlack:
             self._runner = None
 
     # Fault injection -----------------------------------------------------------------------
-    def rate_limit(self, method: str, *, retry_after: int = 1, times: int = 1) -> None:
-        """The next `times` calls to `method` get HTTP 429 with Retry-After."""
+    def rate_limit(
+        self, method: str, *, retry_after: int = 1, times: int = 1, enforce: bool = False
+    ) -> None:
+        """The next `times` calls to `method` get HTTP 429 with Retry-After. With `enforce`, as
+        on Slack, a call made before that Retry-After has passed is refused with 429 again."""
         for _ in range(times):
-            self._faults[method].append(Fault(429, "ratelimited", retry_after=retry_after))
+            fault = Fault(429, "ratelimited", retry_after=retry_after, enforce=enforce)
+            self._faults[method].append(fault)
 
     def fail(self, method: str, error: str, *, times: int = 1) -> None:
         """The next `times` calls answer HTTP 200 {"ok": false, "error": error}."""
@@ -93,6 +101,13 @@ class FakeSlack:
     def slow(self, method: str, delay_s: float, *, times: int = 1) -> None:
         for _ in range(times):
             self._faults[method].append(Fault(delay_s=delay_s))
+
+    def hold(self, method: str) -> asyncio.Event:
+        """Calls to `method` (or "response_url") are recorded, then wait unanswered until the
+        returned event is set: tests order things without timing them."""
+        gate = asyncio.Event()
+        self._holds[method] = gate
+        return gate
 
     # Inspection ----------------------------------------------------------------------------
     def calls_to(self, method: str) -> list[Call]:
@@ -122,16 +137,18 @@ class FakeSlack:
         body = await _parse_body(request)
         await self._record(method, body)
         try:
+            await self._wait_if_held(method)
+            limited = self._limited_until.get(method, 0.0) - time.monotonic()
+            if limited > 0:
+                return _too_many(math.ceil(limited))
             fault = self._faults[method].popleft() if self._faults.get(method) else None
             if fault is not None:
                 if fault.delay_s:
                     await asyncio.sleep(fault.delay_s)
                 if fault.retry_after is not None:
-                    return web.json_response(
-                        {"ok": False, "error": "ratelimited"},
-                        status=429,
-                        headers={"Retry-After": str(fault.retry_after)},
-                    )
+                    if fault.enforce:
+                        self._limited_until[method] = time.monotonic() + fault.retry_after
+                    return _too_many(fault.retry_after)
                 if fault.status >= 500:
                     return web.Response(status=fault.status, text="upstream error")
                 if fault.error:
@@ -156,12 +173,27 @@ class FakeSlack:
         ws_url = self.base_url.replace("http://", "ws://", 1) + "/socket"
         return {"ok": True, "url": ws_url}
 
+    async def _wait_if_held(self, method: str) -> None:
+        gate = self._holds.get(method)
+        if gate is not None and not gate.is_set():
+            await self._notify()  # the held call is visible to wait_for / polling now
+            await gate.wait()
+
     async def _respond(self, request: web.Request) -> web.Response:
         body = await _parse_body(request)
         await self._record("response_url", {**body, "_key": request.match_info["key"]})
+        await self._wait_if_held("response_url")
         methods.apply_response_url(self.workspace, request.match_info["key"], body)
         await self._notify()
         return web.Response(text="ok")
+
+
+def _too_many(retry_after: int) -> web.Response:
+    return web.json_response(
+        {"ok": False, "error": "ratelimited"},
+        status=429,
+        headers={"Retry-After": str(retry_after)},
+    )
 
 
 async def _parse_body(request: web.Request) -> dict[str, Any]:

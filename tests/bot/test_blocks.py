@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+
 from bot import blocks
 from bot.answering import Answer, ProposedAction, SimilarIncident, Source
 from bot.standin.methods import block_problems
@@ -64,6 +66,23 @@ def test_home_view_fits_the_home_tab_limit() -> None:
             self.id, self.text = f"f{i}", "fact " * 200
 
     view = blocks.home(
-        facts=[Item(i) for i in range(80)], notes=[Item(i) for i in range(80)], episodes=[]
+        counts={"notes (note)": 80},
+        facts=[Item(i) for i in range(80)],
+        notes=[Item(i) for i in range(80)],
+        episodes=[],
     )
     assert block_problems(view["blocks"], limit=100) == []
+
+
+def test_export_is_split_into_valid_messages_that_join_back_to_the_whole_dump() -> None:
+    dump = "\n".join(f'  "text": "line {i} <EMAIL_ADDRESS> & more {"y" * 300}",' for i in range(60))
+    dump += "\n" + "z" * 7000  # one line longer than a section
+    parts = blocks.export_messages(dump)
+    assert len(parts) > 1
+    for part in parts:
+        assert len(part) <= blocks.MAX_BLOCKS
+        assert all(len(b["text"]["text"]) <= blocks.MAX_SECTION_CHARS for b in part[1:])
+    code = "".join(
+        b["text"]["text"].removeprefix("```").removesuffix("```") for p in parts for b in p[1:]
+    )
+    assert html.unescape(code) == dump

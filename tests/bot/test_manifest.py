@@ -47,7 +47,7 @@ def test_actions_need_interactivity_and_every_rendered_button_has_a_listener() -
     assert manifest()["settings"]["interactivity"]["is_enabled"] is True
     rendered = str(blocks.answer(Answer("s", actions=(ProposedAction("rollback", "x"),))))
     rendered += str(blocks.approval_request(1, "t"))
-    rendered += str(blocks.home(facts=[], notes=[], episodes=[]))
+    rendered += str(blocks.home(counts={}, facts=[], notes=[], episodes=[]))
     buttons = set(re.findall(r"'action_id': '([a-z_]+)'", rendered))
     listened = registered("action")
     assert buttons <= listened

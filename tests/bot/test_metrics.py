@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import time
+
+import pytest
 
 from bot.metrics import Metrics
 from bot.pacing import ChannelPacer
@@ -28,10 +29,15 @@ def test_label_values_are_escaped() -> None:
 
 
 async def test_pacer_spaces_posts_in_one_channel_but_not_across_channels() -> None:
-    pacer = ChannelPacer(interval_s=0.2)
-    started = time.monotonic()
+    now = [100.0]
+    waited: list[float] = []
+
+    async def sleep(seconds: float) -> None:  # an injected clock: sleeping moves it
+        waited.append(seconds)
+        now[0] += seconds
+
+    pacer = ChannelPacer(interval_s=0.2, now=lambda: now[0], sleep=sleep)
     await asyncio.gather(pacer.wait("C1"), pacer.wait("C1"), pacer.wait("C1"), pacer.wait("C2"))
-    assert time.monotonic() - started >= 0.39
-    other = time.monotonic()
+    assert waited == [pytest.approx(0.2), pytest.approx(0.2)]  # 2nd and 3rd post in C1 only
     await pacer.wait("C3")
-    assert time.monotonic() - other < 0.05
+    assert len(waited) == 2

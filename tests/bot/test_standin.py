@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import AsyncIterator
 
@@ -91,8 +92,25 @@ async def test_injected_faults_are_served_once_each(
     assert ok["user"]["name"] == "alice"
 
 
-async def test_slow_fault_delays_the_answer(slack: FakeSlack, client: AsyncWebClient) -> None:
-    slack.slow("auth.test", 0.3)
-    started = time.monotonic()
-    await client.auth_test()
-    assert time.monotonic() - started >= 0.3
+async def test_held_method_answers_only_once_released(
+    slack: FakeSlack, client: AsyncWebClient
+) -> None:
+    gate = slack.hold("auth.test")
+    call = asyncio.create_task(client.auth_test())
+    await slack.wait_for(lambda: slack.calls_to("auth.test"))
+    assert not call.done()
+    assert (await client.users_info(user="U1"))["ok"]  # other methods are not held
+    assert not call.done()
+    gate.set()
+    assert (await call)["team_id"] == slack.workspace.team_id
+
+
+async def test_call_inside_a_retry_after_window_is_refused_again(
+    slack: FakeSlack, client: AsyncWebClient
+) -> None:
+    slack.rate_limit("users.info", retry_after=30, enforce=True)
+    for _ in range(2):
+        with pytest.raises(SlackApiError) as err:
+            await client.users_info(user="U1")
+        assert err.value.response.status_code == 429
+    assert len(slack.calls_to("users.info")) == 2

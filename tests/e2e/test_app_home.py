@@ -3,8 +3,15 @@
 
 from __future__ import annotations
 
+import html
+import json
+
+from bot.directory import write_context
+from bot.runtime import Runtime
 from bot.standin import FakeSlack, SlackDriver
-from tests.e2e.workspace import ALICE, BOB, INCIDENT, eventually
+from memory.notes import NoteDraft
+from tests.e2e.sql_log import trace_statements
+from tests.e2e.workspace import ALICE, BOB, INCIDENT, TEAM, eventually
 
 
 def home_text(slack: FakeSlack, user: str) -> str:
@@ -72,3 +79,51 @@ async def test_export_sends_my_memory_as_json_in_a_dm(
     await driver.click(ALICE, action_id="export_memory", value="export", view=view)
     dm = await eventually(lambda: slack.workspace.bot_messages(f"D{ALICE}"))
     assert "I am the checkout owner" in str(dm[0].blocks)
+
+
+async def save_notes(bot: Runtime, user: str, texts: list[str]) -> None:
+    """Seed notes through the real domain (one redaction and embedding batch)."""
+    ctx = await write_context(
+        bot.deps.users, bot.deps.channels, team_id=TEAM, user_id=user, channel_id=INCIDENT,
+        scope="channel",
+    )  # fmt: skip
+    await bot.deps.notes.save_many([NoteDraft(ctx, t, "note") for t in texts])
+
+
+async def test_home_shows_counts_and_latest_notes_without_building_the_export(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    texts = [f"checkout shard {i} drained and rebalanced " + "x" * 900 for i in range(40)]
+    await save_notes(bot, ALICE, texts)
+    statements = await trace_statements(bot.deps.db)
+    await driver.home_opened(ALICE)
+    text = await eventually(lambda: home_text(slack, ALICE))
+    assert "notes (note) 40" in text
+    assert "checkout shard 39 drained" in text and "checkout shard 0 drained" not in text
+    assert not any("FROM memory_audit" in s for s in statements)  # the export reads audit rows
+
+
+async def test_export_sends_everything_over_several_messages_losing_nothing(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    texts = [f"checkout shard {i} drained and rebalanced " + "x" * 900 for i in range(40)]
+    await save_notes(bot, ALICE, texts)
+    await driver.home_opened(ALICE)
+    view = await eventually(lambda: slack.workspace.home_views.get(ALICE))
+    await driver.click(ALICE, action_id="export_memory", value="export", view=view)
+
+    def parts() -> list[str]:
+        return [m.text for m in slack.workspace.bot_messages(f"D{ALICE}")]
+
+    first = await eventually(parts)
+    total = int(first[0].split(" of ")[1].split(" ")[0])
+    assert total > 1
+    await eventually(lambda: len(parts()) == total, within_s=total + 10)  # paced 1/s per channel
+    code = "".join(
+        b["text"]["text"].removeprefix("```").removesuffix("```")
+        for m in slack.workspace.bot_messages(f"D{ALICE}")
+        for b in m.blocks
+        if b["type"] == "section"
+    )
+    export = json.loads(html.unescape(code))
+    assert sorted(n["text"] for n in export["notes"]) == sorted(texts)

@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from bot.standin import FakeSlack, SlackDriver
-from tests.e2e.workspace import ALICE, GENERAL, GUEST, INCIDENT, PRIVATE, eventually
+from tests.e2e.workspace import ALICE, EXTERNAL, GENERAL, GUEST, INCIDENT, PRIVATE, eventually
 
 
 def ephemerals(slack: FakeSlack, user: str) -> list[str]:
@@ -16,7 +18,7 @@ async def reply_to(slack: FakeSlack, driver: SlackDriver, user: str, channel: st
     """Run a command and return the one reply the user sees (ephemeral or in channel)."""
     before = len(slack.calls_to("response_url"))
     d = await driver.command(channel, user, text)
-    assert d.status == 200 and d.elapsed_s < 3
+    assert d.status == 200
     calls = await eventually(lambda: slack.calls_to("response_url")[before:])
     return str(calls[0].body["text"])
 
@@ -92,3 +94,28 @@ async def test_private_channel_memory_is_never_shown_elsewhere(
     (d, _) = await driver.mention(INCIDENT, ALICE, "what happened to the zebra signing key?")
     answer = await eventually(lambda: slack.workspace.bot_messages(INCIDENT, d.ts))
     assert "zebra" not in str(answer[0].blocks)
+
+
+async def test_user_from_another_organisation_cannot_write_even_under_their_own_team_id(
+    driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """In a shared channel Slack sends the other organisation's team id with their requests;
+    the bot's own team (auth.test at start-up) still marks them external."""
+    text = await reply_to(slack, driver, EXTERNAL, INCIDENT, "note the cache is cold")
+    assert "Guests and people from other organisations" in text
+    found = await reply_to(slack, driver, ALICE, INCIDENT, "recall cache is cold")
+    assert "nothing" in found
+
+
+async def test_command_is_acked_before_its_reply_is_sent(
+    driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """Slack's 3-second rule: the ack may not wait for the work (the reply is held here)."""
+    gate = slack.hold("response_url")
+    async with asyncio.timeout(10):  # a bot that answered before acking would hang here
+        d = await driver.command(INCIDENT, ALICE, "help")
+    assert (d.status, d.body) == (200, "")
+    await eventually(lambda: slack.calls_to("response_url"))
+    assert ephemerals(slack, ALICE) == []
+    gate.set()
+    assert "Usage" in (await eventually(lambda: ephemerals(slack, ALICE)))[0]
