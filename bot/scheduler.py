@@ -1,6 +1,7 @@
 """Background jobs on APScheduler 3.x: roll captured threads up into episodes every few minutes,
-post the daily digest, and keep house daily (retention TTLs, old event ids). Jobs missed during a
-restart still run once (explicit grace, coalesce).
+give vectors to notes saved without one (embedder down, process died, a forgotten neighbour)
+every minute and once at start-up, post the daily digest, and keep house daily (retention TTLs,
+old event ids). Jobs missed during a restart still run once (explicit grace, coalesce).
 """
 
 from __future__ import annotations
@@ -26,12 +27,14 @@ ROLLUP_EVERY = timedelta(minutes=5)
 # dropped silently. Allow a generous window and collapse missed runs into one (coalesce).
 ROLLUP_GRACE_S = 600
 DIGEST_GRACE_S = 6 * 3600
+VECTORS_EVERY = timedelta(minutes=1)
+VECTORS_GRACE_S = 600
 HOUSEKEEPING_EVERY = timedelta(hours=24)
 HOUSEKEEPING_GRACE_S = 24 * 3600
 
 
 class Jobs:
-    """The two scheduled jobs; callable directly, so tests drive them with a controlled clock."""
+    """The scheduled jobs; callable directly, so tests drive them with a controlled clock."""
 
     def __init__(self, deps: Deps, client: AsyncWebClient, *, team_id: str) -> None:
         self._deps, self._client, self._team = deps, client, team_id
@@ -47,6 +50,13 @@ class Jobs:
         self._last_rollup = now
         log.info("threads_rolled_up", extra={"count": len(refs)})
         return len(refs)
+
+    async def index_vectors(self) -> int:
+        """Embed notes that have no vector yet; returns how many were indexed."""
+        done = await self._deps.notes.index_missing_vectors()
+        if done:
+            log.info("note_vectors_indexed", extra={"count": done})
+        return done
 
     async def keep_house(self) -> dict[str, int]:
         """Apply the per-scope retention TTLs and forget event ids older than Slack's retries."""
@@ -90,13 +100,22 @@ def render_digest(d: Digest) -> str:
 
 
 def build_scheduler(jobs: Jobs, *, digest_time: str, timezone: str) -> AsyncIOScheduler:
-    """An AsyncIOScheduler with both jobs; start it inside the running loop."""
+    """An AsyncIOScheduler with every job; start it inside the running loop."""
     scheduler = AsyncIOScheduler(timezone=timezone)
     scheduler.add_job(
         jobs.roll_up_threads,
         IntervalTrigger(seconds=ROLLUP_EVERY.seconds),
         id="roll_up_threads",
         misfire_grace_time=ROLLUP_GRACE_S,
+        coalesce=True,
+        max_instances=1,
+    )
+    scheduler.add_job(
+        jobs.index_vectors,
+        IntervalTrigger(seconds=int(VECTORS_EVERY.total_seconds())),
+        id="index_vectors",
+        next_run_time=datetime.now().astimezone(),  # once at start-up: catch up after a crash
+        misfire_grace_time=VECTORS_GRACE_S,
         coalesce=True,
         max_instances=1,
     )

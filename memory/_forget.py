@@ -4,7 +4,8 @@ All run inside the caller's transaction and add to a `Counts` tally. FTS counts 
 (rows of each index's `_docsize` table before and after), not assumed from the triggers.
 Notes belong to memory-core (`memory_notes`, `memory_note_vectors`, note vec0 tables); they are
 deleted here through its `delete_note_vectors`, and a forgotten note's text is also scrubbed from
-the neighbour `context` other notes keep for search.
+the neighbour `context` other notes keep for search. The note after a forgotten one loses its
+vector too (a vector mixes in the previous note's embedding); the back-fill job re-embeds it.
 """
 
 from __future__ import annotations
@@ -49,12 +50,23 @@ async def delete_notes(tx: Tx, ids: Sequence[int], counts: Counts) -> None:
     """Notes, their vectors, and their text inside other notes' neighbour context."""
     if not ids:
         return
+    gone = json.dumps(list(ids))
     rows = await tx.fetchall(
         "SELECT partition_key, channel_id, text FROM memory_notes"
         " WHERE id IN (SELECT value FROM json_each(?))",
-        (json.dumps(list(ids)),),
+        (gone,),
+    )
+    followers = await tx.fetchall(
+        "SELECT DISTINCT (SELECT min(f.id) FROM memory_notes f WHERE f.partition_key ="
+        " n.partition_key AND f.channel_id IS n.channel_id AND f.id > n.id"
+        " AND f.id NOT IN (SELECT value FROM json_each(:gone))) AS id"
+        " FROM memory_notes n WHERE n.id IN (SELECT value FROM json_each(:gone))",
+        {"gone": gone},
     )
     counts["note_vectors"] += await delete_note_vectors(tx, ids)
+    stale = [int(r["id"]) for r in followers if r["id"] is not None]
+    if stale:
+        counts["neighbour_vectors_to_redo"] += await delete_note_vectors(tx, stale)
     await _delete_rows(tx, "memory_notes", ids, counts)
     for row in rows:
         neighbours = await tx.fetchall(

@@ -156,57 +156,82 @@ async def _insert_one(tx: Tx, row: NoteRow, neighbours: int) -> int:
     return nid
 
 
-def vector_text(*, previous: str, author: str, text: str, previous_chars: int) -> str:
-    """What a note's vector encodes: the tail of the previous note in its partition, then
-    "author: text". One rule for saving and for back-filling after an embedder outage."""
-    own = f"{author}: {text}".lstrip(": ")
-    tail = previous[-previous_chars:] if previous_chars > 0 else ""
-    return f"{tail}\n{own}" if tail else own
+class VectorPlan:
+    """Texts to embed once each, and which of them make up every note's vector.
+
+    A note's vector is its own embedding ("author: text") plus `weight` times the embedding of
+    the note before it in the same partition and channel, normalised: a reply ("yes, roll it
+    back") is only findable through what it answers. One rule for saving and back-filling.
+    """
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+        self._index: dict[str, int] = {}
+        self.own: list[int] = []
+        self.previous: list[int | None] = []
+
+    def add(self, *, author: str, text: str, previous: tuple[str, str] | None) -> None:
+        """One note; `previous` is the (author, text) of the note it follows, if any."""
+        self.own.append(self._slot(own_text(author, text)))
+        self.previous.append(None if previous is None else self._slot(own_text(*previous)))
+
+    def vectors(self, embedded: np.ndarray, weight: float) -> np.ndarray:
+        """Unit vectors, one per added note, from the embeddings of `texts`."""
+        out = embedded[self.own].astype(np.float32, copy=True)
+        for i, prev in enumerate(self.previous):
+            if prev is not None and weight > 0:
+                out[i] += weight * embedded[prev]
+        return out / np.clip(np.linalg.norm(out, axis=1, keepdims=True), 1e-12, None)
+
+    def _slot(self, text: str) -> int:
+        if text not in self._index:
+            self._index[text] = len(self.texts)
+            self.texts.append(text)
+        return self._index[text]
 
 
-async def index_missing(
-    db: Database, embedder: Embedder, *, batch: int, previous_chars: int
-) -> int:
-    """Embed and index notes that have no vector from this embedder yet."""
+def own_text(author: str, text: str) -> str:
+    """What one note contributes to vectors."""
+    return f"{author}: {text}".lstrip(": ")
+
+
+async def index_missing(db: Database, embedder: Embedder, *, batch: int, weight: float) -> int:
+    """Embed and index notes that have no vector from this embedder yet, in one pass by id."""
     vectors = NoteVectors(dim=embedder.dim, digest=embedder.digest, name=embedder.name)
-    done = 0
+    done, after = 0, 0
     while True:
         rows = await db.fetchall(
-            "SELECT n.id, n.partition_key, n.author_name, n.text,"
-            " coalesce((SELECT p.text FROM memory_notes p WHERE p.partition_key = n.partition_key"
-            "   AND p.channel_id IS n.channel_id AND p.id < n.id ORDER BY p.id DESC LIMIT 1),"
-            "  '') AS previous FROM memory_notes n"
+            "SELECT n.id, n.partition_key, n.author_name, n.text, p.author_name AS p_author,"
+            " p.text AS p_text FROM memory_notes n LEFT JOIN memory_notes p ON p.id ="
+            "  (SELECT max(q.id) FROM memory_notes q WHERE q.partition_key = n.partition_key"
+            "   AND q.channel_id IS n.channel_id AND q.id < n.id)"
             " WHERE NOT EXISTS (SELECT 1 FROM memory_note_vectors v"
-            "   WHERE v.note_id = n.id AND v.digest = :digest) ORDER BY n.id LIMIT :n",
-            {"digest": embedder.digest, "n": batch},
+            "   WHERE v.note_id = n.id AND v.digest = :digest) AND n.id > :after"
+            " ORDER BY n.id LIMIT :n",
+            {"digest": embedder.digest, "n": batch, "after": after},
         )
         if not rows:
             return done
-        embedded = await embedder.embed(
-            [
-                vector_text(
-                    previous=r["previous"],
-                    author=r["author_name"],
-                    text=r["text"],
-                    previous_chars=previous_chars,
-                )
-                for r in rows
-            ]
-        )
+        plan = VectorPlan()
+        for r in rows:
+            previous = None if r["p_text"] is None else (r["p_author"], r["p_text"])
+            plan.add(author=r["author_name"], text=r["text"], previous=previous)
+        embedded = plan.vectors(await embedder.embed(plan.texts), weight)
         async with db.transaction() as tx:
             live = {
                 int(r[0])
                 for r in await tx.fetchall(
-                    "SELECT id FROM memory_notes WHERE id IN (SELECT value FROM json_each(?))",
-                    (json.dumps([r["id"] for r in rows]),),
+                    "SELECT id FROM memory_notes WHERE id IN (SELECT value FROM json_each(?))"
+                    " AND NOT EXISTS (SELECT 1 FROM memory_note_vectors v"
+                    "  WHERE v.note_id = memory_notes.id AND v.digest = ?)",
+                    (json.dumps([r["id"] for r in rows]), embedder.digest),
                 )
             }
-            await vectors.insert(
-                tx,
-                [
-                    (r["id"], r["partition_key"], embedded[i])
-                    for i, r in enumerate(rows)
-                    if r["id"] in live
-                ],
-            )
-        done += len(rows)
+            fresh = [
+                (r["id"], r["partition_key"], embedded[i])
+                for i, r in enumerate(rows)
+                if r["id"] in live
+            ]
+            await vectors.insert(tx, fresh)
+        done += len(fresh)
+        after = int(rows[-1]["id"])

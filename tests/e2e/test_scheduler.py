@@ -39,7 +39,7 @@ def test_jobs_have_an_explicit_grace_time_and_coalesce() -> None:
         timezone="UTC",
     )
     jobs = {job.id: job for job in scheduler.get_jobs()}
-    assert set(jobs) == {"roll_up_threads", "post_digest", "keep_house"}
+    assert set(jobs) == {"roll_up_threads", "index_vectors", "post_digest", "keep_house"}
     assert jobs["post_digest"].misfire_grace_time == DIGEST_GRACE_S
     assert all(job.coalesce and job.misfire_grace_time > 1 for job in jobs.values())
 
@@ -81,3 +81,21 @@ def test_housekeeping_is_scheduled_with_a_grace_time() -> None:
     )
     job = scheduler.get_job("keep_house")
     assert job is not None and job.coalesce and job.misfire_grace_time > 1
+
+
+async def test_vector_job_re_embeds_the_note_after_a_forgotten_one(
+    start_bot: Callable[..., Any], slack: FakeSlack
+) -> None:
+    """Forgetting a note leaves its follower without a vector until the job re-embeds it."""
+    bot = await start_bot()
+    async with SlackDriver(f"http://127.0.0.1:{bot.port}/slack/events", SECRET, slack) as d:
+        await d.command(INCIDENT, ALICE, "open sev2 Checkout latency")
+        await d.command(INCIDENT, ALICE, "note pool size raised to 80 on checkout-db")
+        await d.command(INCIDENT, BOB, "note latency back to normal after the pool change")
+    notes = "SELECT id, owner_subject_id FROM memory_notes ORDER BY id"
+    rows = await eventually_async(lambda: bot.deps.db.fetchall(notes), lambda r: len(r) == 2)
+    await bot.deps.controls.forget_item(rows[0]["owner_subject_id"], f"note:{rows[0]['id']}")
+    vectors = "SELECT count(*) FROM memory_note_vectors"
+    assert await bot.deps.db.scalar(vectors) == 0
+    assert await Jobs(bot.deps, bot.app.client, team_id=TEAM).index_vectors() == 1
+    assert await bot.deps.db.scalar(vectors) == 1

@@ -7,6 +7,7 @@ import json
 import numpy as np
 import pytest
 
+from memory.controls import Controls
 from memory.db import Database
 from memory.errors import EmptyText, NoteTooLong, RedactionFailed, UnknownIncident
 from memory.incidents import Incidents
@@ -126,6 +127,53 @@ async def test_a_reply_is_found_through_the_message_it_answers(db, redactor, emb
     assert "yes, do it now" in [h.text for h in hits]
 
 
+async def test_a_reply_vector_carries_the_message_it_answers(db, redactor, embedder):
+    """A note's vector mixes in the note before it: 'yes, do it now' is near in meaning to the
+    question it answers, and its own meaning still dominates."""
+    notes = Notes(db, redactor, embedder)
+    await notes.save_many(
+        [
+            NoteDraft(ctx(), "should we fail over the redis cluster?"),
+            NoteDraft(ctx(user="U2"), "yes, do it now"),
+            NoteDraft(ctx(), "kafka consumer lag is growing on orders"),
+            NoteDraft(ctx(), "dns lookups time out from the batch nodes"),
+            NoteDraft(ctx(user="U2"), "paging the database on-call"),
+            NoteDraft(ctx(), "lunch order for the war room is pizza"),
+        ]
+    )
+    asker = Requester("T1/U1", "T1", channel_id="C1")
+    hits = await Recall(db, embedder).recall(asker, "redis failover", k=2, mode="semantic")
+    assert [h.text for h in hits] == ["should we fail over the redis cluster?", "yes, do it now"]
+    (top,) = await Recall(db, embedder).recall(asker, "pizza for lunch", k=1, mode="semantic")
+    assert top.text == "lunch order for the war room is pizza"
+
+
+async def test_forgetting_a_note_removes_it_from_the_next_notes_vector(db, redactor, embedder):
+    """The note after a forgotten one is re-embedded without it, exactly as if it never was."""
+    notes = Notes(db, redactor, embedder)
+    first, secret, reply = await notes.save_many(
+        [
+            NoteDraft(ctx(), "checkout p99 at 4s"),
+            NoteDraft(ctx(user="U2"), "my home address is on the wiki page"),
+            NoteDraft(ctx(), "rolled back to v41, latency normal"),
+        ]
+    )
+    receipt = await Controls(db).forget_item(secret.author_subject_id, f"note:{secret.id}")
+    assert receipt.counts["neighbour_vectors_to_redo"] == 2  # binary code + float vector
+    assert await notes.index_missing_vectors() == 1
+    clean = await Database.open(db.path.parent / "clean.db")
+    try:
+        await Notes(clean, redactor, embedder).save_many(
+            [NoteDraft(ctx(), first.text), NoteDraft(ctx(), reply.text)]
+        )
+        query = "SELECT vec FROM memory_note_vectors ORDER BY note_id"
+        got = [np.frombuffer(r[0], dtype=np.float32) for r in await db.fetchall(query)]
+        want = [np.frombuffer(r[0], dtype=np.float32) for r in await clean.fetchall(query)]
+        np.testing.assert_allclose(np.stack(got), np.stack(want), atol=1e-5)
+    finally:
+        await clean.close()
+
+
 async def test_save_many_keeps_order_and_writes_one_audit_row_each(db, redactor, embedder):
     saved = await Notes(db, redactor, embedder).save_many(
         [NoteDraft(ctx(), f"step {i} done") for i in range(5)]
@@ -152,7 +200,7 @@ async def test_a_note_of_punctuation_without_secrets_is_kept(db, redactor, embed
 
 async def test_back_filled_vectors_equal_the_ones_saved_online(tmp_path, redactor, embedder):
     """After an embedder outage, back-filled notes must be searchable exactly as if embedded at
-    save time (same text: previous note's tail + "author: text")."""
+    save time (same rule: own embedding plus a share of the previous note's)."""
     texts = ["checkout p99 at 4s", "rolled back to v41, latency normal"]
     online = await Database.open(tmp_path / "online.db")
     later = await Database.open(tmp_path / "later.db")
@@ -168,3 +216,33 @@ async def test_back_filled_vectors_equal_the_ones_saved_online(tmp_path, redacto
     finally:
         await online.close()
         await later.close()
+
+
+async def test_deferred_vectors_survive_a_restart_and_match_online_ones(
+    tmp_path, redactor, embedder
+):
+    """Bulk import with vectors later: keyword-searchable at once; after the process is gone,
+    the vector job on a fresh connection embeds every note exactly as an online save would."""
+    drafts = [NoteDraft(ctx(), t) for t in ("checkout p99 at 4s", "rolled back to v41")]
+    online = await Database.open(tmp_path / "online.db")
+    bulk = await Database.open(tmp_path / "bulk.db")
+    try:
+        await Notes(online, redactor, embedder).save_many(drafts)
+        await Notes(bulk, redactor, embedder).save_many(drafts, vectors_later=True)
+        asker = Requester("T1/U1", "T1", channel_id="C1")
+        hits = await Recall(bulk, embedder).recall(asker, "rolled back", mode="keyword")
+        assert hits[0].text == "rolled back to v41"
+        assert await bulk.scalar("SELECT count(*) FROM memory_note_vectors") == 0
+    finally:
+        await bulk.close()  # the importing process ends before any vector is written
+    restarted = await Database.open(tmp_path / "bulk.db")
+    try:
+        assert await Notes(restarted, redactor, embedder).index_missing_vectors() == 2
+        assert await Notes(restarted, redactor, embedder).index_missing_vectors() == 0
+        query = "SELECT vec FROM memory_note_vectors ORDER BY note_id"
+        a = [np.frombuffer(r[0], dtype=np.float32) for r in await online.fetchall(query)]
+        b = [np.frombuffer(r[0], dtype=np.float32) for r in await restarted.fetchall(query)]
+        np.testing.assert_allclose(np.stack(a), np.stack(b), atol=1e-5)
+    finally:
+        await online.close()
+        await restarted.close()
