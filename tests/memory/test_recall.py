@@ -187,3 +187,43 @@ async def test_keyword_scan_full_of_invisible_notes_still_finds_the_visible_one(
         asker, "kafka broker", k=3, mode="keyword"
     )
     assert [h.id for h in hits] == [mine.id]
+
+
+async def test_a_question_naming_a_day_prefers_notes_written_that_day(db, redactor, embedder):
+    """Same words on two days: the question's date decides, whichever note is newer."""
+    clock = Clock()
+    notes = Notes(db, redactor, embedder, clock=clock)
+    day_one = clock.now
+    await notes.save(ctx("C1"), "restarted the ingest workers")
+    clock.now += timedelta(days=20)
+    await notes.save(ctx("C1"), "restarted the ingest workers")
+    asker = Requester("T1/U1", "T1", channel_id="C1")
+    recall = Recall(db, embedder, RecallConfig(half_life_hours=None), clock)
+    named = f"what did we restart on {day_one:%B} {day_one.day}, {day_one.year}?"
+    hits = await recall.recall(asker, named)
+    assert hits[0].created_at == day_one
+    assert hits[0].score > 2 * hits[1].score
+    plain = await recall.recall(asker, "what did we restart?")
+    assert plain[0].score / plain[1].score < 1.2  # no date named: no preference
+
+
+async def test_an_answer_is_recalled_with_the_question_it_follows(db, redactor, embedder):
+    """'yes, ship it' shares no word with the question asked later; it sits right after the
+    message that does, so recall brings it along, above unrelated notes."""
+    notes = Notes(db, redactor, embedder, NotePolicy(context_neighbours=0))
+    for text in (
+        "kafka lag on orders is growing",
+        "shall we raise the consumer partitions to 48?",
+        "yes, ship it",
+        "lunch is pizza again",
+        "dns flaps on the batch nodes",
+    ):
+        await notes.save(ctx("C1"), text)
+    asker = Requester("T1/U1", "T1", channel_id="C1")
+    plain = Recall(db, None, RecallConfig(neighbour_share=0.0))
+    lent = Recall(db, None)
+    assert "yes, ship it" not in [i.text for i in await plain.recall(asker, "consumer partitions")]
+    hits = [i.text for i in await lent.recall(asker, "consumer partitions", k=3)]
+    assert hits[0] == "shall we raise the consumer partitions to 48?"
+    assert "yes, ship it" in hits
+    assert "lunch is pizza again" not in hits
