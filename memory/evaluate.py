@@ -119,7 +119,9 @@ class MemoryEval:
     ) -> None:
         self._db = db
         self._notes = Notes(db, redactor, embedder, NotePolicy(max_chars=MAX_NOTE))
-        self._recall = Recall(db, embedder, config or RecallConfig(half_life_hours=None))
+        self._embedder = embedder
+        self._config = config or RecallConfig(half_life_hours=None)
+        self._recall = Recall(db, embedder, self._config)
         self._incidents = Incidents(db, redactor=redactor)
         self._embedder_name = embedder.name if embedder is not None else "none"
         self._mode = mode
@@ -217,7 +219,9 @@ class MemoryEval:
             report.notes += len(turn_of)
             report.ingest_s += time.perf_counter() - started
             started = time.perf_counter()
-            items = await self._recall.recall(
+            # Asked when the benchmark says it was asked: "yesterday" means the day before that.
+            asked = Recall(self._db, self._embedder, self._config, clock=lambda q=q: q.asked_at)
+            items = await asked.recall(
                 Requester(ASKER, TEAM, channel_id=channel), q.text, k=100, mode=self._mode
             )
             report.query_s += time.perf_counter() - started
