@@ -137,15 +137,18 @@ def visibility_sql(requester: Requester, *, alias: str) -> tuple[str, dict[str, 
     if not _ALIAS.match(alias):
         raise ValueError(f"bad SQL alias {alias!r}")
     a = alias
+    # `+team_id`: a team holds nearly every row, so an index on it is never selective; without
+    # the `+` SQLite chose a multi-index OR over the whole team instead of the caller's id list
+    # (recall over 100k notes: 87 ms for the row fetch instead of 0.6 ms).
     sql = f"""(
         ({a}.scope = 'user' AND {a}.owner_subject_id = :vis_subject
-            AND ({a}.team_id = :vis_own_team OR :vis_own_everywhere = 1))
-        OR ({a}.scope = 'channel' AND {a}.team_id = :vis_team AND (
+            AND (+{a}.team_id = :vis_own_team OR :vis_own_everywhere = 1))
+        OR ({a}.scope = 'channel' AND +{a}.team_id = :vis_team AND (
                 {a}.channel_id = :vis_channel
                 OR ({a}.channel_is_private = 0 AND (
                     :vis_every_public = 1
                     OR {a}.channel_id IN (SELECT value FROM json_each(:vis_members))))))
-        OR ({a}.scope = 'workspace' AND {a}.team_id = :vis_team AND :vis_workspace = 1)
+        OR ({a}.scope = 'workspace' AND +{a}.team_id = :vis_team AND :vis_workspace = 1)
     )"""
     params: dict[str, object] = {
         "vis_subject": requester.subject_id,

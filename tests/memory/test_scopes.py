@@ -169,3 +169,20 @@ def test_channel_scope_needs_a_channel() -> None:
 def test_alias_is_checked_before_it_reaches_sql() -> None:
     with pytest.raises(ValueError):
         visibility_sql(Requester("T1/U1", "T1"), alias="n; DROP TABLE x")
+
+
+async def test_visibility_filter_never_drives_a_scan_of_the_whole_team(db) -> None:
+    """Reads filter a known id list by visibility; the team must not become the index driver
+    (a full scan of a big workspace per recall)."""
+    vis, params = visibility_sql(
+        Requester("T1/U1", "T1", channel_id="C1", member_channel_ids=frozenset({"C2"})),
+        alias="n",
+    )
+    plan = await db.fetchall(
+        "EXPLAIN QUERY PLAN SELECT n.id FROM memory_notes n"
+        f" WHERE n.id IN (SELECT value FROM json_each(:ids)) AND {vis}",
+        {**params, "ids": "[1, 2, 3]"},
+    )
+    details = " | ".join(str(row[3]) for row in plan)
+    assert "INTEGER PRIMARY KEY" in details
+    assert "memory_notes_incident" not in details and "MULTI-INDEX" not in details
