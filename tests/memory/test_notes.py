@@ -23,6 +23,12 @@ AWS_KEY = "AKIAIOSFODNN7EXAMPLE"
 TABLES = ("memory_notes", "memory_notes_fts", "memory_note_vectors", "memory_audit")
 
 
+async def vectors(db: Database) -> np.ndarray:
+    """Every stored note vector, in note order."""
+    rows = await db.fetchall("SELECT vec FROM memory_note_vectors ORDER BY note_id")
+    return np.stack([np.frombuffer(r[0], dtype=np.float32) for r in rows])
+
+
 async def counts(db: Database) -> dict[str, int]:
     return {t: await db.scalar(f"SELECT count(*) FROM {t}") for t in TABLES}
 
@@ -166,10 +172,7 @@ async def test_forgetting_a_note_removes_it_from_the_next_notes_vector(db, redac
         await Notes(clean, redactor, embedder).save_many(
             [NoteDraft(ctx(), first.text), NoteDraft(ctx(), reply.text)]
         )
-        query = "SELECT vec FROM memory_note_vectors ORDER BY note_id"
-        got = [np.frombuffer(r[0], dtype=np.float32) for r in await db.fetchall(query)]
-        want = [np.frombuffer(r[0], dtype=np.float32) for r in await clean.fetchall(query)]
-        np.testing.assert_allclose(np.stack(got), np.stack(want), atol=1e-5)
+        np.testing.assert_allclose(await vectors(db), await vectors(clean), atol=1e-5)
     finally:
         await clean.close()
 
@@ -209,10 +212,7 @@ async def test_back_filled_vectors_equal_the_ones_saved_online(tmp_path, redacto
             await Notes(online, redactor, embedder).save(ctx(), text)
             await Notes(later, redactor, None).save(ctx(), text)
         assert await Notes(later, redactor, embedder).index_missing_vectors() == 2
-        query = "SELECT vec FROM memory_note_vectors ORDER BY note_id"
-        a = [np.frombuffer(r[0], dtype=np.float32) for r in await online.fetchall(query)]
-        b = [np.frombuffer(r[0], dtype=np.float32) for r in await later.fetchall(query)]
-        np.testing.assert_allclose(np.stack(a), np.stack(b), atol=1e-5)
+        np.testing.assert_allclose(await vectors(online), await vectors(later), atol=1e-5)
     finally:
         await online.close()
         await later.close()
@@ -239,10 +239,7 @@ async def test_deferred_vectors_survive_a_restart_and_match_online_ones(
     try:
         assert await Notes(restarted, redactor, embedder).index_missing_vectors() == 2
         assert await Notes(restarted, redactor, embedder).index_missing_vectors() == 0
-        query = "SELECT vec FROM memory_note_vectors ORDER BY note_id"
-        a = [np.frombuffer(r[0], dtype=np.float32) for r in await online.fetchall(query)]
-        b = [np.frombuffer(r[0], dtype=np.float32) for r in await restarted.fetchall(query)]
-        np.testing.assert_allclose(np.stack(a), np.stack(b), atol=1e-5)
+        np.testing.assert_allclose(await vectors(online), await vectors(restarted), atol=1e-5)
     finally:
         await online.close()
         await restarted.close()
