@@ -127,8 +127,3 @@ def query_terms(text: str) -> list[str]:
                 continue
             seen.setdefault(term, None)
     return list(seen)[:MAX_QUERY_TERMS]
-
-
-def match_expression(terms: list[str]) -> str:
-    """An FTS5 MATCH string: every term quoted, OR-ed (BM25 ranks by how many and how rare)."""
-    return " OR ".join('"' + t.replace('"', "") + '"' for t in terms)

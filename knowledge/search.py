@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from knowledge._fts import match_expression, query_terms
+from knowledge._fts import query_terms
 from knowledge._profile import Profile, QueryProfile, TermStats, lead_text, overlap, profile
 from knowledge.chunking import chunk_runbook
 from knowledge.corpus import Corpus, normalise_slug
@@ -26,6 +26,7 @@ from knowledge.index_text import humanise
 from memory.db import Database
 from memory.embedder import Embedder
 from memory.errors import EmbeddingUnavailable, InvalidLimit
+from memory.fusion import fts_match
 
 log = logging.getLogger(__name__)
 
@@ -229,7 +230,7 @@ class Knowledge:
         else:
             for cand in cands.values():
                 cand.kw_lead = cand.kw_doc
-        expr = match_expression(terms)
+        expr = fts_match(terms)
         rows = await self._db.fetchall(
             "SELECT c.id, r.id, r.slug, r.title, -bm25(knowledge_chunk_fts, ?, ?, ?) AS s"
             " FROM knowledge_chunk_fts JOIN knowledge_chunks c ON c.id = knowledge_chunk_fts.rowid"
@@ -248,7 +249,7 @@ class Knowledge:
                 "SELECT r.id, r.slug, r.title, -bm25(knowledge_doc_fts, ?, ?, ?) AS s"
                 " FROM knowledge_doc_fts JOIN knowledge_runbooks r ON r.id = knowledge_doc_fts.rowid"
                 " WHERE knowledge_doc_fts MATCH ? ORDER BY s DESC LIMIT ?",
-                (*DOC_WEIGHTS, match_expression(terms), KEYWORD_DEPTH),
+                (*DOC_WEIGHTS, fts_match(terms), KEYWORD_DEPTH),
             )
         )
 
