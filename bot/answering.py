@@ -9,8 +9,9 @@ from __future__ import annotations
 import asyncio
 import re
 import time
+from collections.abc import Awaitable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 from memory.errors import EmbeddingUnavailable
 from memory.words import STOP_WORDS
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
 
 SourceKind = Literal["runbook", "incident", "mine", "episode", "skill"]
 ActionKind = Literal["rollback", "scale_out", "restart"]
+T = TypeVar("T")
 
 # A runbook or skill that suggests one of these gets a *proposal* button; the words only pick
 # which fixed kind to propose, they can never approve or run anything (issue 5, approvals).
@@ -145,7 +147,8 @@ class Answering:
             timings_ms=timings,
         )
 
-    async def _timed(self, timings: dict[str, float], name: str, aw):  # type: ignore[no-untyped-def]
+    async def _timed(self, timings: dict[str, float], name: str, aw: Awaitable[T]) -> T:
+        """Await `aw`, recording how long it took under `name`."""
         started = time.perf_counter()
         try:
             return await aw

@@ -91,7 +91,7 @@ def signal_rows(cands: list[Candidate], sem_floor: float) -> list[tuple[float, .
     kc = max((c.kw_chunk for c in cands), default=0.0) or 1.0
     ti = max((c.overlap.title_idf for c in cands), default=0.0) or 1.0
     kl = max((c.kw_lead for c in cands), default=0.0) or 1.0
-    rows = []
+    rows: list[tuple[float, ...]] = []
     for c in cands:
         o = c.overlap
         rows.append(

@@ -19,6 +19,7 @@ import re
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 
@@ -108,9 +109,9 @@ _GEN_COLUMNS = (
 )
 
 
-def _row_to_generation(row: Sequence[object]) -> Generation:
-    prov = Provenance(*row[1:7])  # type: ignore[arg-type]  # columns match the dataclass order
-    return Generation(int(row[0]), prov, *row[7:12])  # type: ignore[arg-type]
+def _row_to_generation(row: Sequence[Any]) -> Generation:
+    prov = Provenance(*row[1:7])  # columns match the dataclass order
+    return Generation(int(row[0]), prov, *row[7:12])
 
 
 class RunbookIndex:

@@ -23,7 +23,7 @@ from knowledge.errors import IndexBuildFailed, InvalidQuery
 from knowledge.fusion import Candidate, FusionConfig, Mode, confidence, confidence_features, fuse
 from knowledge.index import Generation, RunbookIndex, provenance_for, vec_table
 from knowledge.index_text import humanise
-from memory.db import Database
+from memory.db import Database, Row
 from memory.embedder import Embedder
 from memory.errors import EmbeddingUnavailable, InvalidLimit
 from memory.fusion import fts_match
@@ -243,7 +243,7 @@ class Knowledge:
             cand.kw_chunk = max(cand.kw_chunk, score)
             cand.chunk_kw[cid] = score
 
-    async def _doc_rows(self, terms: list[str]) -> list[tuple]:
+    async def _doc_rows(self, terms: list[str]) -> list[Row]:
         return list(
             await self._db.fetchall(
                 "SELECT r.id, r.slug, r.title, -bm25(knowledge_doc_fts, ?, ?, ?) AS s"
@@ -312,7 +312,7 @@ class Knowledge:
         by_id = {r[0]: r for r in rows}
         return [self._section_hit(by_id[cid], slug) for cid in chunk_ids if cid in by_id]
 
-    def _section_hit(self, row: tuple, slug: str) -> SectionHit:
+    def _section_hit(self, row: Row, slug: str) -> SectionHit:
         path = tuple(json.loads(row[1]))
         snippet = " ".join(row[4].split())
         if len(snippet) > SNIPPET_CHARS:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from memory import _item_vectors as vectors
@@ -32,7 +32,8 @@ FTS_OF = {
 
 
 async def _fts_docs(tx: Tx, table: str) -> int:
-    return int((await tx.fetchone(f"SELECT count(*) FROM {FTS_OF[table]}_docsize"))[0])
+    row = await tx.fetchone(f"SELECT count(*) FROM {FTS_OF[table]}_docsize")
+    return int(row[0]) if row is not None else 0
 
 
 async def _delete_rows(tx: Tx, table: str, ids: Sequence[int], counts: Counts) -> None:
@@ -132,7 +133,7 @@ async def delete_messages(tx: Tx, ids: Sequence[int], counts: Counts, now: str) 
     await delete_episodes(tx, [int(r[0]) for r in episode_ids], counts, now)
 
 
-async def ids_where(tx: Tx, table: str, where: str, params: dict[str, object]) -> list[int]:
+async def ids_where(tx: Tx, table: str, where: str, params: Mapping[str, object]) -> list[int]:
     """Row ids of `table` matching a WHERE clause built from constants by the caller."""
     rows = await tx.fetchall(f"SELECT id FROM {table} WHERE {where}", params)
     return [int(r[0]) for r in rows]

@@ -162,7 +162,7 @@ async def _search(
     }
     rows = await db.fetchall(_FAST.format(vis=vis, incident=incident), args)
     ids = [int(r[0]) for r in rows if r[1]]
-    if len(ids) >= limit or len(rows) < args["scan"]:
+    if len(ids) >= limit or len(rows) < max(config.scan, limit):
         return ids[:limit]
     # Too few visible among the BM25 top: rank only visible notes (exact, slower on big stores).
     rows = await db.fetchall(_EXACT.format(vis=vis, incident=incident), args)

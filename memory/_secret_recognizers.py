@@ -144,7 +144,7 @@ def build_secret_recognizers() -> list[PatternRecognizer]:
                 supported_entity=entity,
                 name=f"{entity.title().replace('_', '')}Recognizer",
                 patterns=[Pattern(p.name, p.regex, p.score) for p in mine],
-                context=context or None,
+                context=context,
                 global_regex_flags=_FLAGS,
             )
         )

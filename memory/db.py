@@ -11,10 +11,10 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, cast
 
 import aiosqlite
 import sqlean
@@ -24,8 +24,17 @@ from memory.errors import StorageError
 
 log = logging.getLogger(__name__)
 
-Row = sqlean.Row
-Params = Sequence[Any] | dict[str, Any]
+
+class Row(Protocol):
+    """What a read returns (a `sqlean.Row`): columns by position or by name."""
+
+    def __getitem__(self, key: int | str, /) -> Any: ...
+    def __iter__(self) -> Iterator[Any]: ...
+    def __len__(self) -> int: ...
+    def keys(self) -> list[str]: ...
+
+
+Params = Sequence[Any] | Mapping[str, Any]
 DriverError = sqlean.Error
 IntegrityError = sqlean.IntegrityError
 
@@ -88,7 +97,7 @@ class Tx:
         await self._conn.executemany(sql, rows)
 
     async def fetchall(self, sql: str, params: Params = ()) -> list[Row]:
-        return list(await self._conn.execute_fetchall(sql, params))
+        return cast("list[Row]", list(await self._conn.execute_fetchall(sql, params)))
 
     async def fetchone(self, sql: str, params: Params = ()) -> Row | None:
         rows = await self.fetchall(sql, params)
@@ -134,7 +143,7 @@ class Database:
         """Call `callback` with every statement any connection runs (None stops): diagnostics
         and tests that count what one request reads."""
         for conn in [self._writer, *self._readers]:
-            await conn.set_trace_callback(callback)
+            await conn.set_trace_callback(cast(Any, callback))  # None stops tracing
 
     def _reader(self) -> aiosqlite.Connection:
         if not self._readers:
@@ -143,7 +152,7 @@ class Database:
 
     async def fetchall(self, sql: str, params: Params = ()) -> list[Row]:
         """Run a read on a reader connection."""
-        return list(await self._reader().execute_fetchall(sql, params))
+        return cast("list[Row]", list(await self._reader().execute_fetchall(sql, params)))
 
     async def fetchone(self, sql: str, params: Params = ()) -> Row | None:
         rows = await self.fetchall(sql, params)

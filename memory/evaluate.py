@@ -13,12 +13,13 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memory._locomo import load_locomo
 from memory._longmemeval import load_longmemeval
+from memory.clock import Clock
 from memory.errors import ValidationError
 from memory.incidents import Incidents
 from memory.notes import Note, NoteDraft, NotePolicy, Notes
@@ -220,7 +221,7 @@ class MemoryEval:
             report.ingest_s += time.perf_counter() - started
             started = time.perf_counter()
             # Asked when the benchmark says it was asked: "yesterday" means the day before that.
-            asked = Recall(self._db, self._embedder, self._config, clock=lambda q=q: q.asked_at)
+            asked = Recall(self._db, self._embedder, self._config, clock=_fixed(q.asked_at))
             items = await asked.recall(
                 Requester(ASKER, TEAM, channel_id=channel), q.text, k=100, mode=self._mode
             )
@@ -258,3 +259,8 @@ class MemoryEval:
             self._ctx(author, channel), title=title, channel_id=channel
         )
         return incident.id
+
+
+def _fixed(at: datetime) -> Clock:
+    """A clock that always reads `at`."""
+    return lambda: at

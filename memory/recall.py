@@ -45,6 +45,7 @@ from memory.time_hints import periods_in
 if TYPE_CHECKING:
     from memory.db import Database, Row
     from memory.embedder import Embedder
+    from memory.incidents import Incident
 
 log = logging.getLogger(__name__)
 
@@ -86,7 +87,7 @@ class RecallItem:
 
 @dataclass(frozen=True)
 class IncidentMatch:
-    incident: object  # memory.incidents.Incident
+    incident: Incident
     score: float
     why: str
 

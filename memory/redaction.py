@@ -126,7 +126,8 @@ class Redactor:
 
     def recognizer_names(self) -> list[str]:
         """Names of the active recognizers, for `opsmemory doctor`."""
-        return sorted(r.name for r in self._get_engines().analyzer.registry.recognizers)
+        recognizers = self._get_engines().analyzer.registry.recognizers
+        return sorted(str(r.name) for r in recognizers)  # type: ignore[has-type]  # untyped attr
 
     def _get_engines(self) -> _Engines:
         with self._lock:
@@ -150,7 +151,10 @@ def _redact_with(engines: _Engines, text: str) -> Redacted:
     results = _without_userinfo_emails(results)
     # "replace" with no new_value writes <ENTITY_TYPE>.
     out = engines.anonymizer.anonymize(
-        text=text, analyzer_results=results, operators={"DEFAULT": OperatorConfig("replace")}
+        text=text,
+        # presidio-anonymizer types its own RecognizerResult; the analyzer's has the same fields
+        analyzer_results=results,  # type: ignore[arg-type]
+        operators={"DEFAULT": OperatorConfig("replace")},
     )
     # Counted from the analyzer's spans, not out.items: the anonymizer merges same-type values
     # separated only by whitespace ("a@x.io b@x.io" becomes one <EMAIL_ADDRESS>).
@@ -245,7 +249,7 @@ def _nlp_engine(ner_model: str | None) -> Any:
             nlp = spacy.load(ner_model) if ner_model else spacy.blank(_LANGUAGE)
             if "lemmatizer" not in nlp.pipe_names:
                 nlp.add_pipe(_LEMMA_COMPONENT)
-            self.nlp = {_LANGUAGE: nlp}
+            self.nlp = {_LANGUAGE: nlp}  # type: ignore[assignment]  # base declares None
 
     engine = _OfflineSpacyNlpEngine()
     engine.load()

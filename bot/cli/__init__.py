@@ -9,13 +9,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
+from typing import Any
 
 from bot.logs import configure_logging
 from bot.settings import Settings, SettingsError, load_settings
 from memory.errors import OpsmemoryError
 
-Handler = Callable[[argparse.Namespace, Settings], Awaitable[int]]
+Handler = Callable[[argparse.Namespace, Settings], Coroutine[Any, Any, int]]
 
 
 def build_parser() -> argparse.ArgumentParser:

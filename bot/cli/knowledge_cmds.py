@@ -19,7 +19,7 @@ DEFAULT_RUNBOOKS = Path(__file__).resolve().parents[2] / "knowledge" / "runbooks
 DEFAULT_MODE = "hybrid"  # chosen by measurement: see the README's retrieval table
 
 
-def add_index_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]  # argparse keeps this private
+def add_index_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "index",
         help="Build or reuse the runbook index (reused when corpus and embedder are unchanged).",
@@ -46,7 +46,7 @@ async def run_index(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def add_eval_runbooks_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]  # see above
+def add_eval_runbooks_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "runbooks",
         help="Measure runbook retrieval (hit@1, hit@3, MRR, abstention AUROC) on labelled queries.",

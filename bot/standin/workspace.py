@@ -168,7 +168,7 @@ class Workspace:
         name: str,
         *,
         private: bool = False,
-        members: list[str] = (),
+        members: tuple[str, ...] | list[str] = (),
         ext_shared: bool = False,
         bot_member: bool = True,
     ) -> Channel:
