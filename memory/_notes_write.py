@@ -198,8 +198,8 @@ def own_text(author: str, text: str) -> str:
 async def index_missing(db: Database, embedder: Embedder, *, batch: int, weight: float) -> int:
     """Embed and index notes that have no vector from this embedder yet, in one pass by id."""
     vectors = NoteVectors(dim=embedder.dim, digest=embedder.digest, name=embedder.name)
-    # The scheduled job calls this every minute. Finding nothing by scanning every note costs
-    # ~1.2 s at 100k notes (it reads whole rows) and holds a reader; two counts cost ~30 ms.
+    # The scheduled job calls this every minute: two counts (~30 ms at 100k notes) say whether
+    # anything is missing before the id lists are compared (~0.1 s warm, ~0.6 s cold).
     notes = await db.scalar("SELECT count(*) FROM memory_notes")
     indexed = await db.scalar(
         "SELECT count(*) FROM memory_note_vectors WHERE digest = ?", (embedder.digest,)
@@ -208,18 +208,29 @@ async def index_missing(db: Database, embedder: Embedder, *, batch: int, weight:
         return 0
     done, after = 0, 0
     while True:
+        # EXCEPT reads the two id lists; a NOT EXISTS probe per note read whole rows (~15x slower).
+        missing = [
+            int(r[0])
+            for r in await db.fetchall(
+                "SELECT id FROM (SELECT id FROM memory_notes EXCEPT SELECT note_id"
+                " FROM memory_note_vectors WHERE digest = :digest) WHERE id > :after"
+                " ORDER BY id LIMIT :n",
+                {"digest": embedder.digest, "n": batch, "after": after},
+            )
+        ]
         rows = await db.fetchall(
             "SELECT n.id, n.partition_key, n.author_name, n.text, p.author_name AS p_author,"
             " p.text AS p_text FROM memory_notes n LEFT JOIN memory_notes p ON p.id ="
             "  (SELECT max(q.id) FROM memory_notes q WHERE q.partition_key = n.partition_key"
             "   AND q.channel_id IS n.channel_id AND q.id < n.id)"
-            " WHERE NOT EXISTS (SELECT 1 FROM memory_note_vectors v"
-            "   WHERE v.note_id = n.id AND v.digest = :digest) AND n.id > :after"
-            " ORDER BY n.id LIMIT :n",
-            {"digest": embedder.digest, "n": batch, "after": after},
+            " WHERE n.id IN (SELECT value FROM json_each(:ids)) ORDER BY n.id",
+            {"ids": json.dumps(missing)},
         )
-        if not rows:
+        if not missing:
             return done
+        after = missing[-1]
+        if not rows:  # forgotten since the ids were listed
+            continue
         plan = VectorPlan()
         for r in rows:
             previous = None if r["p_text"] is None else (r["p_author"], r["p_text"])
@@ -242,4 +253,3 @@ async def index_missing(db: Database, embedder: Embedder, *, batch: int, weight:
             ]
             await vectors.insert(tx, fresh)
         done += len(fresh)
-        after = int(rows[-1]["id"])
