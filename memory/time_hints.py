@@ -78,6 +78,8 @@ def periods_in(question: str, now: datetime) -> list[Period]:
         if free(m):
             found += _day(int(m[3]) if m[3] else now.year, _month(m[1]), int(m[2]))
     for m in _DAY_MONTH_YEAR.finditer(text):
+        if m[2] == "may" and not m[3] and not _after_preposition(text, m.start()):
+            continue  # "2 may fail over" is not a date
         if free(m):
             found += _day(int(m[3]) if m[3] else now.year, _month(m[2]), int(m[1]))
     for m in _MONTH_YEAR.finditer(text):

@@ -26,6 +26,7 @@ def at(y: int, m: int, d: int, h: int = 12) -> datetime:
         ("what broke in 2024", at(2024, 12, 31), at(2025, 1, 1, 1)),
         ("what did we decide yesterday", at(2026, 11, 29), at(2026, 11, 20)),
         ("deploy on Mar 5", at(2026, 3, 5), at(2025, 3, 5)),
+        ("the outage on 3 May", at(2026, 5, 3), at(2026, 6, 3)),
     ],
 )
 def test_named_periods_contain_their_days_and_not_others(
@@ -40,6 +41,7 @@ def test_named_periods_contain_their_days_and_not_others(
     "question",
     [
         "we may 2x the pool size",
+        "2 may fail over before the rest",
         "February 30, 2022 deploy",  # not a date
         "why is p99 at 4s",
         "scale to 2023 pods",
