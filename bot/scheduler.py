@@ -7,10 +7,12 @@ old event ids). Jobs missed during a restart still run once (explicit grace, coa
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
+from apscheduler.triggers.base import BaseTrigger
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 from slack_sdk.web.async_client import AsyncWebClient
@@ -100,40 +102,34 @@ def render_digest(d: Digest) -> str:
 
 
 def build_scheduler(jobs: Jobs, *, digest_time: str, timezone: str) -> AsyncIOScheduler:
-    """An AsyncIOScheduler with every job; start it inside the running loop."""
+    """An AsyncIOScheduler with every job; start it inside the running loop.
+
+    Every job coalesces missed runs into one, never overlaps itself, and has an explicit grace
+    time (see ROLLUP_GRACE_S).
+    """
     scheduler = AsyncIOScheduler(timezone=timezone)
-    scheduler.add_job(
-        jobs.roll_up_threads,
-        IntervalTrigger(seconds=ROLLUP_EVERY.seconds),
-        id="roll_up_threads",
-        misfire_grace_time=ROLLUP_GRACE_S,
-        coalesce=True,
-        max_instances=1,
-    )
-    scheduler.add_job(
-        jobs.index_vectors,
-        IntervalTrigger(seconds=int(VECTORS_EVERY.total_seconds())),
-        id="index_vectors",
-        next_run_time=datetime.now().astimezone(),  # once at start-up: catch up after a crash
-        misfire_grace_time=VECTORS_GRACE_S,
-        coalesce=True,
-        max_instances=1,
-    )
-    scheduler.add_job(
-        jobs.keep_house,
-        IntervalTrigger(seconds=int(HOUSEKEEPING_EVERY.total_seconds())),
-        id="keep_house",
-        misfire_grace_time=HOUSEKEEPING_GRACE_S,
-        coalesce=True,
-        max_instances=1,
-    )
     hour, minute = (int(x) for x in digest_time.split(":"))
-    scheduler.add_job(
-        jobs.post_digest,
-        CronTrigger(hour=hour, minute=minute, timezone=timezone),
-        id="post_digest",
-        misfire_grace_time=DIGEST_GRACE_S,
-        coalesce=True,
-        max_instances=1,
-    )
+    schedule: list[tuple[Callable[[], Awaitable[object]], BaseTrigger, int, dict[str, Any]]] = [
+        (jobs.roll_up_threads, _every(ROLLUP_EVERY), ROLLUP_GRACE_S, {}),
+        # Once at start-up too: catch up on notes left without vectors by a crash.
+        (jobs.index_vectors, _every(VECTORS_EVERY), VECTORS_GRACE_S,
+         {"next_run_time": datetime.now().astimezone()}),
+        (jobs.keep_house, _every(HOUSEKEEPING_EVERY), HOUSEKEEPING_GRACE_S, {}),
+        (jobs.post_digest, CronTrigger(hour=hour, minute=minute, timezone=timezone),
+         DIGEST_GRACE_S, {}),
+    ]  # fmt: skip
+    for func, trigger, grace_s, extra in schedule:
+        scheduler.add_job(
+            func,
+            trigger,
+            id=func.__name__,
+            misfire_grace_time=grace_s,
+            coalesce=True,
+            max_instances=1,
+            **extra,
+        )
     return scheduler
+
+
+def _every(period: timedelta) -> IntervalTrigger:
+    return IntervalTrigger(seconds=int(period.total_seconds()))
