@@ -16,7 +16,8 @@ if TYPE_CHECKING:
     from memory.db import Database
     from memory.notes import Note
 
-# A claim whose note never arrived (the process died mid-save) stops blocking after this long.
+# A claim whose note never arrived (the process died mid-save) stops blocking after this long,
+# unless the note did arrive and only the link is missing (then the claim is linked instead).
 STALE_CLAIM = timedelta(minutes=10)
 
 
@@ -51,11 +52,21 @@ class SourceSaves:
     async def claim(self, key: SourceKey) -> bool:
         """True for the one caller that may save this message as this kind."""
         now = self._clock()
+        stale = {**key.params(), "stale": iso(now - STALE_CLAIM)}
         async with self._db.transaction() as tx:
+            # A stale claim whose note was written but never linked (the process died between
+            # the two) is linked now, so the message is not saved a second time.
+            await tx.execute(
+                f"UPDATE bot_saved_sources SET note_id = (SELECT max(n.id) FROM memory_notes n"
+                "  WHERE n.team_id = :t AND n.channel_id = :c AND n.source_ts = :s"
+                "  AND n.kind = :k)"
+                f" WHERE {_WHERE} AND note_id IS NULL AND claimed_at < :stale",
+                stale,
+            )
             await tx.execute(
                 f"DELETE FROM bot_saved_sources WHERE {_WHERE}"
                 " AND note_id IS NULL AND claimed_at < :stale",
-                {**key.params(), "stale": iso(now - STALE_CLAIM)},
+                stale,
             )
             changed = await tx.execute_rowcount(
                 """INSERT OR IGNORE INTO bot_saved_sources
