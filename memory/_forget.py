@@ -4,8 +4,9 @@ All run inside the caller's transaction and add to a `Counts` tally. FTS counts 
 (rows of each index's `_docsize` table before and after), not assumed from the triggers.
 Notes belong to memory-core (`memory_notes`, `memory_note_vectors`, note vec0 tables); they are
 deleted here through its `delete_note_vectors`, and a forgotten note's text is also scrubbed from
-the neighbour `context` other notes keep for search. The note after a forgotten one loses its
-vector too (a vector mixes in the previous note's embedding); the back-fill job re-embeds it.
+the neighbour `context` other notes keep for search. The notes just after a forgotten one lose
+their vectors too (a vector mixes in the previous note's embedding, and whether it does depends on
+who wrote the notes before it); the back-fill job re-embeds them.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from memory import _item_vectors as vectors
+from memory._exchange import WINDOW as EXCHANGE_WINDOW
 from memory._vectors import delete_note_vectors
 from memory.threads import touch_thread
 
@@ -57,12 +59,14 @@ async def delete_notes(tx: Tx, ids: Sequence[int], counts: Counts) -> None:
         " WHERE id IN (SELECT value FROM json_each(?))",
         (gone,),
     )
+    # The next WINDOW notes: their vectors mixed in a forgotten note or were joined because of it.
     followers = await tx.fetchall(
-        "SELECT DISTINCT (SELECT min(f.id) FROM memory_notes f WHERE f.partition_key ="
-        " n.partition_key AND f.channel_id IS n.channel_id AND f.id > n.id"
-        " AND f.id NOT IN (SELECT value FROM json_each(:gone))) AS id"
-        " FROM memory_notes n WHERE n.id IN (SELECT value FROM json_each(:gone))",
-        {"gone": gone},
+        "SELECT DISTINCT f.id FROM memory_notes n JOIN memory_notes f ON f.id IN"
+        " (SELECT g.id FROM memory_notes g WHERE g.partition_key = n.partition_key"
+        "  AND g.channel_id IS n.channel_id AND g.id > n.id"
+        "  AND g.id NOT IN (SELECT value FROM json_each(:gone)) ORDER BY g.id LIMIT :window)"
+        " WHERE n.id IN (SELECT value FROM json_each(:gone))",
+        {"gone": gone, "window": EXCHANGE_WINDOW},
     )
     counts["note_vectors"] += await delete_note_vectors(tx, ids)
     stale = [int(r["id"]) for r in followers if r["id"] is not None]

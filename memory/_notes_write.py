@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from memory._exchange import WINDOW, exchange_sql, in_exchange
 from memory._vectors import NoteVectors
 from memory.clock import iso
 from memory.errors import UnknownIncident
@@ -41,7 +42,7 @@ VALUES (:team, :scope, :channel, :private, :owner, :part, :incident, :kind, :tex
 """
 
 _PREVIOUS = """
-SELECT id, text FROM memory_notes
+SELECT id, text, owner_subject_id FROM memory_notes
 WHERE partition_key = :part AND channel_id IS :channel
 ORDER BY id DESC LIMIT :n
 """
@@ -123,8 +124,10 @@ async def _insert_one(tx: Tx, row: NoteRow, neighbours: int) -> int:
     previous = []
     if neighbours > 0:
         previous = await tx.fetchall(
-            _PREVIOUS, {"part": part, "channel": ctx.channel_id, "n": neighbours}
+            _PREVIOUS, {"part": part, "channel": ctx.channel_id, "n": max(neighbours, WINDOW)}
         )
+        owners = [p["owner_subject_id"] for p in previous]
+        previous = previous[:neighbours] if in_exchange(ctx.author.subject_id, owners) else []
     context = "\n".join(p["text"] for p in reversed(previous))
     nid = await tx.execute(
         _INSERT,
@@ -160,8 +163,9 @@ class VectorPlan:
     """Texts to embed once each, and which of them make up every note's vector.
 
     A note's vector is its own embedding ("author: text") plus `weight` times the embedding of
-    the note before it in the same partition and channel, normalised: a reply ("yes, roll it
-    back") is only findable through what it answers. One rule for saving and back-filling.
+    the note before it in the same partition and channel when the note is in an exchange
+    (`memory._exchange`), normalised: a reply ("yes, roll it back") is only findable through what
+    it answers. One rule for saving and back-filling.
     """
 
     def __init__(self) -> None:
@@ -220,7 +224,8 @@ async def index_missing(db: Database, embedder: Embedder, *, batch: int, weight:
         ]
         rows = await db.fetchall(
             "SELECT n.id, n.partition_key, n.author_name, n.text, p.author_name AS p_author,"
-            " p.text AS p_text FROM memory_notes n LEFT JOIN memory_notes p ON p.id ="
+            f" p.text AS p_text, {exchange_sql('n')} AS exchange"
+            " FROM memory_notes n LEFT JOIN memory_notes p ON p.id ="
             "  (SELECT max(q.id) FROM memory_notes q WHERE q.partition_key = n.partition_key"
             "   AND q.channel_id IS n.channel_id AND q.id < n.id)"
             " WHERE n.id IN (SELECT value FROM json_each(:ids)) ORDER BY n.id",
@@ -233,7 +238,8 @@ async def index_missing(db: Database, embedder: Embedder, *, batch: int, weight:
             continue
         plan = VectorPlan()
         for r in rows:
-            previous = None if r["p_text"] is None else (r["p_author"], r["p_text"])
+            joined = r["p_text"] is not None and r["exchange"]
+            previous = (r["p_author"], r["p_text"]) if joined else None
             plan.add(author=r["author_name"], text=r["text"], previous=previous)
         embedded = plan.vectors(await embedder.embed(plan.texts), weight)
         async with db.transaction() as tx:

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Literal
 
+from memory._exchange import exchange_sql
 from memory._notes_fts import KeywordConfig, keyword_candidates
 from memory._vectors import NoteVectors
 from memory.clock import Clock, parse_iso, utc_now
@@ -99,13 +100,19 @@ FROM memory_notes n
 WHERE n.id IN (SELECT value FROM json_each(:ids)) AND {vis} {incident}
 """
 
-_NEIGHBOURS = """
-SELECT n.id,
-    (SELECT max(p.id) FROM memory_notes p WHERE p.partition_key = n.partition_key
-        AND p.channel_id IS n.channel_id AND p.id < n.id) AS prev,
-    (SELECT min(p.id) FROM memory_notes p WHERE p.partition_key = n.partition_key
-        AND p.channel_id IS n.channel_id AND p.id > n.id) AS next
-FROM memory_notes n WHERE n.id IN (SELECT value FROM json_each(:ids))
+# Each hit's previous note (when the hit is in an exchange) and next note (when that one is).
+_NEIGHBOURS = f"""
+WITH hit AS (
+    SELECT n.id, {exchange_sql("n")} AS joined,
+        (SELECT max(p.id) FROM memory_notes p WHERE p.partition_key = n.partition_key
+            AND p.channel_id IS n.channel_id AND p.id < n.id) AS prev,
+        (SELECT min(p.id) FROM memory_notes p WHERE p.partition_key = n.partition_key
+            AND p.channel_id IS n.channel_id AND p.id > n.id) AS next
+    FROM memory_notes n WHERE n.id IN (SELECT value FROM json_each(:ids))
+)
+SELECT hit.id, CASE WHEN hit.joined THEN hit.prev END AS prev,
+    CASE WHEN {exchange_sql("x")} THEN hit.next END AS next
+FROM hit LEFT JOIN memory_notes x ON x.id = hit.next
 """
 
 
@@ -247,8 +254,9 @@ class Recall:
 
     async def _lend_to_neighbours(self, fused: dict[int, float]) -> dict[int, float]:
         """A hit makes the notes around it likelier: an answer sits next to its question.
-        Neighbours are the previous and next note of the same partition and channel, so
-        they are exactly as visible as the hit (and `_rows` re-checks anyway)."""
+        Neighbours are the previous and next note of the same partition and channel, joined
+        only within an exchange (`memory._exchange`), so they are exactly as visible as the hit
+        (and `_rows` re-checks anyway)."""
         rows = await self._db.fetchall(_NEIGHBOURS, {"ids": json.dumps(list(fused))})
         share = self._config.neighbour_share
         out = dict(fused)

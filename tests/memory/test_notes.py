@@ -154,23 +154,41 @@ async def test_a_reply_vector_carries_the_message_it_answers(db, redactor, embed
     assert top.text == "lunch order for the war room is pizza"
 
 
+async def test_a_note_after_the_same_authors_note_is_embedded_alone(tmp_path, redactor, embedder):
+    """Only a reply mixes in what it answers: alice's second note in a row gets exactly the
+    vector it would have with nothing before it."""
+    run = await Database.open(tmp_path / "run.db")
+    alone = await Database.open(tmp_path / "alone.db")
+    try:
+        await Notes(run, redactor, embedder).save_many(
+            [NoteDraft(ctx(), "should we fail over the redis cluster?"), NoteDraft(ctx(), "lunch")]
+        )
+        await Notes(alone, redactor, embedder).save(ctx(), "lunch")
+        np.testing.assert_allclose((await vectors(run))[1], (await vectors(alone))[0], atol=1e-5)
+    finally:
+        await run.close()
+        await alone.close()
+
+
 async def test_forgetting_a_note_removes_it_from_the_next_notes_vector(db, redactor, embedder):
-    """The note after a forgotten one is re-embedded without it, exactly as if it never was."""
+    """The notes after a forgotten one are re-embedded without it, exactly as if it never was:
+    the reply no longer mixes it in, and the note after the reply is no longer in an exchange."""
     notes = Notes(db, redactor, embedder)
-    first, secret, reply = await notes.save_many(
+    first, secret, reply, after = await notes.save_many(
         [
             NoteDraft(ctx(), "checkout p99 at 4s"),
             NoteDraft(ctx(user="U2"), "my home address is on the wiki page"),
             NoteDraft(ctx(), "rolled back to v41, latency normal"),
+            NoteDraft(ctx(), "closing the incident"),
         ]
     )
     receipt = await Controls(db).forget_item(secret.author_subject_id, f"note:{secret.id}")
-    assert receipt.counts["neighbour_vectors_to_redo"] == 2  # binary code + float vector
-    assert await notes.index_missing_vectors() == 1
+    assert receipt.counts["neighbour_vectors_to_redo"] == 4  # two notes: binary code + float
+    assert await notes.index_missing_vectors() == 2
     clean = await Database.open(db.path.parent / "clean.db")
     try:
         await Notes(clean, redactor, embedder).save_many(
-            [NoteDraft(ctx(), first.text), NoteDraft(ctx(), reply.text)]
+            [NoteDraft(ctx(), n.text) for n in (first, reply, after)]
         )
         np.testing.assert_allclose(await vectors(db), await vectors(clean), atol=1e-5)
     finally:
@@ -208,9 +226,9 @@ async def test_back_filled_vectors_equal_the_ones_saved_online(tmp_path, redacto
     online = await Database.open(tmp_path / "online.db")
     later = await Database.open(tmp_path / "later.db")
     try:
-        for text in texts:
-            await Notes(online, redactor, embedder).save(ctx(), text)
-            await Notes(later, redactor, None).save(ctx(), text)
+        for user, text in zip(("U1", "U2"), texts, strict=True):
+            await Notes(online, redactor, embedder).save(ctx(user=user), text)
+            await Notes(later, redactor, None).save(ctx(user=user), text)
         assert await Notes(later, redactor, embedder).index_missing_vectors() == 2
         np.testing.assert_allclose(await vectors(online), await vectors(later), atol=1e-5)
     finally:
@@ -223,7 +241,10 @@ async def test_deferred_vectors_survive_a_restart_and_match_online_ones(
 ):
     """Bulk import with vectors later: keyword-searchable at once; after the process is gone,
     the vector job on a fresh connection embeds every note exactly as an online save would."""
-    drafts = [NoteDraft(ctx(), t) for t in ("checkout p99 at 4s", "rolled back to v41")]
+    drafts = [
+        NoteDraft(ctx(user=u), t)
+        for u, t in (("U1", "checkout p99 at 4s"), ("U2", "rolled back to v41"))
+    ]
     online = await Database.open(tmp_path / "online.db")
     bulk = await Database.open(tmp_path / "bulk.db")
     try:

@@ -13,7 +13,7 @@ from memory.notes import NotePolicy, Notes
 from memory.recall import Recall, RecallConfig
 from memory.scopes import Requester
 from tests.conftest import FakeClock as Clock
-from tests.memory.contexts import ctx
+from tests.memory.contexts import ALICE, BOB, ctx
 
 MODES = ("keyword", "semantic", "hybrid")
 
@@ -208,17 +208,17 @@ async def test_a_question_naming_a_day_prefers_notes_written_that_day(db, redact
 
 
 async def test_an_answer_is_recalled_with_the_question_it_follows(db, redactor, embedder):
-    """'yes, ship it' shares no word with the question asked later; it sits right after the
+    """'yes, ship it' shares no word with the question asked later; it is bob's reply to alice's
     message that does, so recall brings it along, above unrelated notes."""
     notes = Notes(db, redactor, embedder, NotePolicy(context_neighbours=0))
-    for text in (
-        "kafka lag on orders is growing",
-        "shall we raise the consumer partitions to 48?",
-        "yes, ship it",
-        "lunch is pizza again",
-        "dns flaps on the batch nodes",
+    for author, text in (
+        (BOB, "kafka lag on orders is growing"),
+        (ALICE, "shall we raise the consumer partitions to 48?"),
+        (BOB, "yes, ship it"),
+        (ALICE, "lunch is pizza again"),
+        (BOB, "dns flaps on the batch nodes"),
     ):
-        await notes.save(ctx("C1"), text)
+        await notes.save(ctx("C1", author=author), text)
     asker = Requester("T1/U1", "T1", channel_id="C1")
     plain = Recall(db, None, RecallConfig(neighbour_share=0.0))
     lent = Recall(db, None)
@@ -227,3 +227,19 @@ async def test_an_answer_is_recalled_with_the_question_it_follows(db, redactor, 
     assert hits[0] == "shall we raise the consumer partitions to 48?"
     assert "yes, ship it" in hits
     assert "lunch is pizza again" not in hits
+
+
+async def test_one_authors_run_of_notes_lends_nothing_to_its_neighbours(db, redactor, embedder):
+    """A monologue is not a conversation: each of one person's notes stands on its own, so a
+    keyword hit neither lends score to nor shares keyword context with the note next to it."""
+    notes = Notes(db, redactor, embedder)
+    for text in (
+        "shall we raise the consumer partitions to 48?",
+        "booked the dentist for tuesday",
+    ):
+        await notes.save(ctx("C1", author=ALICE), text)
+    asker = Requester("T1/U1", "T1", channel_id="C1")
+    hits = await Recall(db, embedder).recall(asker, "consumer partitions", mode="keyword")
+    assert [i.text for i in hits] == ["shall we raise the consumer partitions to 48?"]
+    rows = await db.fetchall("SELECT context FROM memory_notes ORDER BY id")
+    assert [r[0] for r in rows] == ["", ""]
