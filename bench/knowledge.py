@@ -1,7 +1,9 @@
 """Runbook index build time and warm search latency on a ~400-runbook corpus.
 
-Combines the shared prometheus-operator (108) and openshift (272) runbook sets into one temporary
-corpus (symlink-free copies under a temp dir, never in the project); skips cleanly if absent.
+Combines the shared prometheus-operator (108) and openshift (272) runbook sets and the project's
+built-in runbooks into one temporary corpus (symlink-free copies under a temp dir, never in the
+project), then tops it up to `--runbooks` (default 400) with renamed copies of shared runbooks,
+so the index has the size the target names; skips cleanly if the shared sets are absent.
 Usage: python bench/knowledge.py [--data DIR] [--queries N]
 """
 
@@ -31,14 +33,30 @@ from memory.embedder import OnnxMiniLmEmbedder
 DEFAULT_DATA = Path("/work/shared/data/runbooks")
 
 
-def _combine(data: Path, into: Path) -> int:
-    count = 0
+BUILT_IN = Path(__file__).resolve().parent.parent / "knowledge" / "runbooks"
+
+
+def _combine(data: Path, into: Path, total: int) -> int:
+    """Shared sets + built-in runbooks, topped up to `total` with renamed copies of shared ones."""
     for sub in ("prometheus-operator", "openshift"):
         src = data / sub
         if src.is_dir():
             shutil.copytree(src, into / sub, ignore=shutil.ignore_patterns("*.json", "LICENSE"))
-            count += len(list((into / sub).glob("*.md")))
-    return count
+    shutil.copytree(BUILT_IN, into / "built-in", ignore=shutil.ignore_patterns("LICENSE*"))
+    files = sorted(into.rglob("*.md"))
+    shared = [f for f in files if "built-in" not in f.parts]
+    (into / "copies").mkdir()
+    for i in range(max(0, total - len(files))):
+        src = shared[i % len(shared)]
+        shutil.copyfile(src, into / "copies" / f"copy-{i}-{src.name}")
+    # Equal stems in two folders are a documented DuplicateRunbook error, so later copies of a
+    # stem (e.g. alertmanager-failed-reload in both shared sets) get their folder as a prefix.
+    seen: set[str] = set()
+    for f in sorted(into.rglob("*.md")):
+        if f.stem in seen:
+            f.rename(f.with_name(f"{f.parent.name}-{f.name}"))
+        seen.add(f.stem)
+    return len(list(into.rglob("*.md")))
 
 
 def _queries(data: Path, limit: int) -> list[str]:
@@ -50,19 +68,14 @@ def _queries(data: Path, limit: int) -> list[str]:
     return out[:limit]
 
 
-async def main(data: Path, n_queries: int) -> int:
+async def main(data: Path, n_queries: int, n_runbooks: int) -> int:
     if not (data / "prometheus-operator").is_dir():
         print(f"skip: {data} has no runbook corpora")
         return 0
     with tempfile.TemporaryDirectory(prefix="opsmemory-bench-") as tmp:
         root = Path(tmp)
-        n_runbooks = _combine(data, root / "corpus")
+        n_runbooks = _combine(data, root / "corpus", n_runbooks)
         db = await Database.open(root / "bench.db")
-        # Duplicate stems across the two sets (e.g. alertmanager-failed-reload) are a documented
-        # DuplicateRunbook error, so the bench keeps the openshift copy under a subfolder prefix.
-        for dup in (root / "corpus" / "openshift").glob("*.md"):
-            if (root / "corpus" / "prometheus-operator" / dup.name).exists():
-                dup.rename(dup.with_name(f"openshift-{dup.name}"))
         embedder = OnnxMiniLmEmbedder()
         await embedder.warm_up()
         knowledge = Knowledge(db, root / "corpus", embedder)
@@ -108,5 +121,6 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--runbooks", type=int, default=400)
     ns = parser.parse_args()
-    sys.exit(asyncio.run(main(ns.data, ns.queries)))
+    sys.exit(asyncio.run(main(ns.data, ns.queries, ns.runbooks)))
