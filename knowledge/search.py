@@ -178,7 +178,7 @@ class Knowledge:
         conf = confidence(confidence_features(ranked), self._config, used)
         if not ranked or conf < self._config.abstain_below:
             return SearchResult(hits=[], abstained=True, confidence=conf, mode=used)
-        hits = [await self._hit(score, cand) for score, cand in ranked[:limit]]
+        hits = await self._hits(ranked[:limit])
         return SearchResult(hits=hits, abstained=False, confidence=conf, mode=used)
 
     async def rank(
@@ -279,38 +279,43 @@ class Knowledge:
         )
         return list(chunk_rows), list(doc_rows)
 
-    async def _hit(self, score: float, cand: Candidate) -> RunbookHit:
-        """One runbook hit with its best sections (keyword and semantic evidence combined)."""
-        kmax = max(cand.chunk_kw.values(), default=0.0) or 1.0
-        best: dict[int, float] = {}
-        for cid, s in cand.chunk_kw.items():
-            best[cid] = best.get(cid, 0.0) + s / kmax
-        for cid, s in cand.chunk_sem.items():
-            best[cid] = best.get(cid, 0.0) + s
-        ids = sorted(best, key=lambda c: (-best[c], c))[:MAX_SECTIONS]
-        if not ids:
-            first = await self._db.fetchone(
-                "SELECT id FROM knowledge_chunks WHERE runbook_id = ? ORDER BY ordinal LIMIT 1",
-                (cand.runbook_id,),
+    async def _hits(self, ranked: list[tuple[float, Candidate]]) -> list[RunbookHit]:
+        """Runbook hits with their best sections (keyword and semantic evidence combined),
+        read in one query for all of them."""
+        chosen = [_best_chunks(cand) for _, cand in ranked]
+        bare = [cand.runbook_id for (_, cand), ids in zip(ranked, chosen, strict=True) if not ids]
+        if bare:  # no section matched: cite the runbook's first section
+            marks = ",".join("?" * len(bare))
+            rows = await self._db.fetchall(
+                # SQLite takes the bare `id` from the row holding min(ordinal).
+                "SELECT runbook_id, id, min(ordinal) FROM knowledge_chunks"
+                f" WHERE runbook_id IN ({marks}) GROUP BY runbook_id",
+                tuple(bare),
             )
-            ids = [first[0]] if first else []
-        sections = await self._sections(ids, cand.slug)
-        return RunbookHit(
-            slug=cand.slug, title=cand.title, score=round(score, 4), sections=sections
-        )
-
-    async def _sections(self, chunk_ids: list[int], slug: str) -> list[SectionHit]:
-        """Bounded citations for the given chunks, in the given order (one query)."""
-        if not chunk_ids:
-            return []
-        marks = ",".join("?" * len(chunk_ids))
-        rows = await self._db.fetchall(
-            "SELECT id, heading_path, anchor, content_hash, text FROM knowledge_chunks"
-            f" WHERE id IN ({marks})",
-            tuple(chunk_ids),
-        )
-        by_id = {r[0]: r for r in rows}
-        return [self._section_hit(by_id[cid], slug) for cid in chunk_ids if cid in by_id]
+            first = {r[0]: r[1] for r in rows}
+            chosen = [
+                ids or ([first[c.runbook_id]] if c.runbook_id in first else [])
+                for (_, c), ids in zip(ranked, chosen, strict=True)
+            ]
+        wanted = [cid for ids in chosen for cid in ids]
+        by_id: dict[int, Row] = {}
+        if wanted:
+            marks = ",".join("?" * len(wanted))
+            rows = await self._db.fetchall(
+                "SELECT id, heading_path, anchor, content_hash, text FROM knowledge_chunks"
+                f" WHERE id IN ({marks})",
+                tuple(wanted),
+            )
+            by_id = {r[0]: r for r in rows}
+        return [
+            RunbookHit(
+                slug=cand.slug,
+                title=cand.title,
+                score=round(score, 4),
+                sections=[self._section_hit(by_id[c], cand.slug) for c in ids if c in by_id],
+            )
+            for (score, cand), ids in zip(ranked, chosen, strict=True)
+        ]
 
     def _section_hit(self, row: Row, slug: str) -> SectionHit:
         path = tuple(json.loads(row[1]))
@@ -324,6 +329,17 @@ class Knowledge:
         return SectionHit(
             heading=heading, anchor=row[2], content_hash=row[3], snippet=snippet, url=url
         )
+
+
+def _best_chunks(cand: Candidate) -> list[int]:
+    """Up to MAX_SECTIONS chunk ids, best first: max-normalised BM25 plus cosine per chunk."""
+    kmax = max(cand.chunk_kw.values(), default=0.0) or 1.0
+    best: dict[int, float] = {}
+    for cid, s in cand.chunk_kw.items():
+        best[cid] = best.get(cid, 0.0) + s / kmax
+    for cid, s in cand.chunk_sem.items():
+        best[cid] = best.get(cid, 0.0) + s
+    return sorted(best, key=lambda c: (-best[c], c))[:MAX_SECTIONS]
 
 
 def _merge_semantic(rows: tuple[list, list], cands: dict[int, Candidate]) -> None:
