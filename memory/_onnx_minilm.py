@@ -172,10 +172,10 @@ class OnnxMiniLmEmbedder:
             options = onnxruntime.SessionOptions()
             options.intra_op_num_threads = self._threads
             options.inter_op_num_threads = 1
-            # Idle pool threads sleep instead of spinning: on two cores a spinning thread takes
-            # the core that concurrent SQL (keyword half of hybrid search) needs. Hybrid runbook
-            # search, 400 runbooks, three interleaved A/B rounds: p95 24.7-26.2 ms vs 27.3-28.5.
-            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+            # Pool threads keep ORT's default spin-wait. Sleeping idle threads measured better in
+            # isolated runbook search (400 runbooks, hybrid p95 24.7-26.2 vs 27.3-28.5 ms) but
+            # worse where the bot works: bench.slack ack p99 32.8-36.2 vs 24.4 ms, one mention's
+            # answer p95 32-36 vs 29 ms, because back-to-back embeds find the threads awake.
             session = onnxruntime.InferenceSession(
                 str(model_path), options, providers=["CPUExecutionProvider"]
             )
