@@ -8,7 +8,16 @@ from typing import Any
 from bot import messages
 from bot.runtime import Runtime
 from bot.standin import FakeSlack, SlackDriver
-from tests.e2e.workspace import ALICE, BOB, GUEST, INCIDENT, SECRET, eventually
+from tests.e2e.workspace import ALICE, BOB, GUEST, INCIDENT, SECRET, answered, eventually
+
+NOTES = "SELECT count(*) FROM memory_notes"
+
+
+def saved_modal(slack: FakeSlack) -> dict[str, Any]:
+    """The save-note modal the shortcut opened, as the stand-in stores it."""
+    return next(
+        v for v in slack.workspace.views.values() if v.get("callback_id") == "save_note_modal"
+    )
 
 
 async def test_shortcut_opens_a_prefilled_modal_and_saving_it_stores_a_note(
@@ -20,10 +29,9 @@ async def test_shortcut_opens_a_prefilled_modal_and_saving_it_stores_a_note(
     opened = await eventually(lambda: slack.calls_to("views.open"))
     view = opened[0].body["view"]
     assert "expired TLS cert on payments-gw" in str(view["blocks"])
-    stored = next(
-        v for v in slack.workspace.views.values() if v.get("callback_id") == "save_note_modal"
+    await driver.submit_view(
+        ALICE, saved_modal(slack), {"note": {"text": "root cause: expired TLS cert"}}
     )
-    await driver.submit_view(ALICE, stored, {"note": {"text": "root cause: expired TLS cert"}})
     saved = await eventually(lambda: slack.workspace.ephemerals_for(ALICE))
     assert saved[0].text.startswith("Saved note note:") and "inc-42" in saved[0].text
     await driver.command(INCIDENT, ALICE, "recall expired TLS cert")
@@ -31,20 +39,10 @@ async def test_shortcut_opens_a_prefilled_modal_and_saving_it_stores_a_note(
     assert "root cause: expired TLS cert" in found[0].body["text"]
 
 
-NOTES = "SELECT count(*) FROM memory_notes"
-
-
-def saved_modal(slack: FakeSlack) -> dict[str, Any]:
-    return next(
-        v for v in slack.workspace.views.values() if v.get("callback_id") == "save_note_modal"
-    )
-
-
 async def test_remember_this_clicked_twice_saves_one_note_and_says_so(
     bot: Runtime, driver: SlackDriver, slack: FakeSlack
 ) -> None:
-    (m, _) = await driver.mention(INCIDENT, ALICE, "disk full on db-3?")
-    answer = (await eventually(lambda: slack.workspace.bot_messages(INCIDENT, m.ts)))[0]
+    _, answer = await answered(driver, slack, ALICE, "disk full on db-3?")
     await driver.click(ALICE, action_id="remember_answer", value="remember", channel=INCIDENT,
                        message_ts=answer.ts)  # fmt: skip
     await eventually(

@@ -8,7 +8,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from bot.standin import FakeSlack
+from bot.standin import FakeSlack, SlackDriver
+from bot.standin.workspace import Message
 
 T = TypeVar("T")
 TEAM = "T0STANDIN"
@@ -43,6 +44,15 @@ async def eventually(predicate: Callable[[], Any], within_s: float = 10.0) -> An
         if time.monotonic() > deadline:
             raise AssertionError("condition not met in time")
         await asyncio.sleep(0.02)
+
+
+async def answered(
+    driver: SlackDriver, slack: FakeSlack, user: str, question: str, channel: str = INCIDENT
+) -> tuple[str, Message]:
+    """Mention the bot and wait for its answer in the thread: (mention ts, answer message)."""
+    (m, _) = await driver.mention(channel, user, question)
+    answer = (await eventually(lambda: slack.workspace.bot_messages(channel, m.ts)))[0]
+    return m.ts, answer
 
 
 async def settle(seconds: float = 0.3) -> None:
