@@ -16,11 +16,11 @@ binary codes of visible partitions only, then rescores ~200 exactly (memory/_vec
 
 Where the single-node design stops (bench/memory_bench.py, 2-core box, 100k notes visible
 over 10 channels, a synthetic 100-word vocabulary where every term matches 16-100% of notes):
-recall p50/p95 keyword 18/36 ms, semantic 19/30 ms, hybrid 36/53 ms. The keyword half costs
-~1 us per note matching the pruned query, the vector half ~15 ms per 100k binary codes. Past a
-few hundred thousand notes visible to one requester, move to an ANN index and a search
-server. One SQLite file has one writer (storage alone ~1,100-1,400 notes/s; batched ingest is
-bound by embedding speed, ~200 notes/s with MiniLM here).
+recall p50/p95 keyword 16-18/36-43 ms, semantic 19-21/29-33 ms, hybrid 34-35/49-50 ms. The
+keyword half costs ~1 us per note matching the pruned query, the vector half ~15 ms per 100k
+binary codes. Past a few hundred thousand notes visible to one requester, move to an ANN
+index and a search server. One SQLite file has one writer (storage alone ~1,100-1,400
+notes/s; batched ingest is bound by embedding speed, ~200 notes/s with MiniLM here).
 """
 
 from __future__ import annotations
