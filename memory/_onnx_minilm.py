@@ -172,10 +172,12 @@ class OnnxMiniLmEmbedder:
             options = onnxruntime.SessionOptions()
             options.intra_op_num_threads = self._threads
             options.inter_op_num_threads = 1
-            # Pool threads keep ORT's default spin-wait. Sleeping idle threads measured better in
-            # isolated runbook search (400 runbooks, hybrid p95 24.7-26.2 vs 27.3-28.5 ms) but
-            # worse where the bot works: bench.slack ack p99 32.8-36.2 vs 24.4 ms, one mention's
-            # answer p95 32-36 vs 29 ms, because back-to-back embeds find the threads awake.
+            # Pool threads spin between the model's operators (fast hand-offs inside one run) but
+            # stop spinning when the run returns, so an idle embedder leaves both cores to SQLite
+            # and the event loop. Measured on 400 runbooks, hybrid search p95 25.0-28.6 ms against
+            # 27.9-32.2 with ORT's default idle spinning; bench.slack was no slower (one mention's
+            # answer p95 29 vs 35 ms, ack p99 27.8 vs 29.6 ms in one interleaved pair).
+            options.add_session_config_entry("session.force_spinning_stop", "1")
             session = onnxruntime.InferenceSession(
                 str(model_path), options, providers=["CPUExecutionProvider"]
             )
