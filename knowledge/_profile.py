@@ -7,6 +7,9 @@ space`, `...-to-some-...` vs `...-to-any-...`). Terms are identifier-split, lowe
 stemmed; only function words are dropped, so quantifiers like "any"/"some"/"not" still count.
 A query's lead (its first sentence, where people and alerts state the problem before the details)
 is scored on its own: a runbook whose title and opening restate the lead is about that problem.
+Two stems also match when one is a prefix of the other (`config` / `configuration`, whose
+7-letter stems differ): a query term takes on the title terms it is prefix-related to. Integer
+percentages stay as terms (`5%` -> `pct5`): alerts state thresholds and runbooks restate them.
 Profiles and idf sums are computed once per corpus; per query only set intersections remain.
 """
 
@@ -22,7 +25,7 @@ from knowledge._fts import split_identifier
 from knowledge.chunking import ChunkedRunbook
 
 _WORD = re.compile(r"[A-Za-z0-9]+(?:[-_.][A-Za-z0-9]+)*")
-_SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ed", "es", "s")
+_SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ures", "ure", "ed", "es", "s")
 #: Function words only: "any", "some", "all", "not", "too" and "many" stay (they tell runbooks apart).
 FUNCTION_WORDS = frozenset(
     [
@@ -61,10 +64,16 @@ OPENING_SECTIONS = 2
 #: Words of a query's first sentence that count as its lead (the problem, before the details).
 LEAD_WORDS = 12
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s")
+#: An integer percentage (not a decimal one, which is a measured value rather than a threshold).
+_PERCENT = re.compile(r"(?<![\d.])(\d{1,3})%")
+_PERCENT_TERM = re.compile(r"pct\d{1,3}")
+#: Prefix-related stems: the shorter has at least this many letters and this share of the longer.
+PREFIX_MIN = 5
+PREFIX_SHARE = 0.6
 
 
 def stem(word: str) -> str:
-    """A light suffix stripper (fail/failed/failing/fails -> fail), truncated to 7 letters."""
+    """A light suffix stripper (fail/failed/failing/failure -> fail), truncated to 7 letters."""
     for suffix in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             word = word[: -len(suffix)]
@@ -73,9 +82,13 @@ def stem(word: str) -> str:
 
 
 def term_sequence(text: str) -> list[str]:
-    """Stemmed terms in order: identifiers split, function words and pure numbers dropped."""
+    """Stemmed terms in order: identifiers split, function words and pure numbers dropped,
+    integer percentages kept as `pct<N>`."""
     out: list[str] = []
-    for match in _WORD.finditer(text):
+    for match in _WORD.finditer(_PERCENT.sub(r" pct\1 ", text)):
+        if _PERCENT_TERM.fullmatch(match[0]):
+            out.append(match[0])
+            continue
         for part in split_identifier(match[0]):
             if len(part) >= 2 and not part.isdigit() and part not in FUNCTION_WORDS:
                 out.append(stem(part))
@@ -86,6 +99,17 @@ def lead_text(text: str) -> str:
     """The query's first sentence, at most LEAD_WORDS words: where people state the problem."""
     first = _SENTENCE_END.split(text.strip(), maxsplit=1)[0]
     return " ".join(first.split()[:LEAD_WORDS])
+
+
+def prefix_related(a: str, b: str) -> bool:
+    """Whether two different stems name the same word, one abbreviating the other."""
+    short, long = (a, b) if len(a) <= len(b) else (b, a)
+    return (
+        short != long
+        and len(short) >= PREFIX_MIN
+        and long.startswith(short)
+        and len(short) >= PREFIX_SHARE * len(long)
+    )
 
 
 def bigrams(seq: list[str]) -> frozenset[tuple[str, str]]:
@@ -120,12 +144,18 @@ class QueryProfile:
     terms: frozenset[str]
     pairs: frozenset[tuple[str, str]]
     lead: frozenset[str]
+    own_lead: frozenset[str]  # the lead's own words, without prefix relatives
 
     @classmethod
-    def of(cls, text: str) -> QueryProfile:
+    def of(cls, text: str, stats: TermStats | None = None) -> QueryProfile:
+        """The query's terms; with `stats`, each also stands for the title terms it is
+        prefix-related to."""
         seq = term_sequence(text)
-        lead = frozenset(term_sequence(lead_text(text)))
-        return cls(terms=frozenset(seq), pairs=bigrams(seq), lead=lead)
+        terms, own_lead = frozenset(seq), frozenset(term_sequence(lead_text(text)))
+        lead = own_lead
+        if stats is not None:
+            terms, lead = stats.with_title_relatives(terms), stats.with_title_relatives(lead)
+        return cls(terms=terms, pairs=bigrams(seq), lead=lead, own_lead=own_lead)
 
 
 class TermStats:
@@ -140,6 +170,21 @@ class TermStats:
         n = len(docs)
         self.idf = {t: math.log(1 + (n - k + 0.5) / (k + 0.5)) for t, k in df.items()}
         self.unseen = max(self.idf.values(), default=1.0)  # a term no runbook has is rarest
+        self._titles: dict[str, list[str]] = {}  # title terms by their first PREFIX_MIN letters
+        for t in sorted(set().union(*(p.title for p in docs))):
+            if len(t) >= PREFIX_MIN:
+                self._titles.setdefault(t[:PREFIX_MIN], []).append(t)
+
+    def with_title_relatives(self, terms: frozenset[str]) -> frozenset[str]:
+        """`terms` plus every title term prefix-related to one of them."""
+        extra = [
+            t
+            for q in terms
+            if len(q) >= PREFIX_MIN
+            for t in self._titles.get(q[:PREFIX_MIN], ())
+            if prefix_related(q, t)
+        ]
+        return terms.union(extra) if extra else terms
 
     def weight(self, terms: Iterable[str]) -> float:
         return sum(self.idf.get(t, self.unseen) for t in terms)
@@ -161,6 +206,7 @@ class Overlap:
     opening_cov: float  # idf-weighted share of the query's terms in the opening sections
     opening_pairs: float  # share of the query's word pairs found in order in the opening
     lead_cov: float  # idf-weighted share of the query's known lead terms in title or opening
+    own_lead_cov: float  # the same for the lead's own words (literal restatement, for confidence)
 
 
 def overlap(q: QueryProfile, p: Profile, stats: TermStats, q_weight: float) -> Overlap:
@@ -170,6 +216,8 @@ def overlap(q: QueryProfile, p: Profile, stats: TermStats, q_weight: float) -> O
     title_weight = stats.weight(p.title) or 1.0
     matched = stats.weight(in_title)
     lead_weight = stats.known_weight(q.lead) or 1.0
+    own_lead_weight = stats.known_weight(q.own_lead) or 1.0
+    named = p.opening | p.title
     return Overlap(
         query_cov=stats.weight(q.terms & p.terms) / total,
         title_cov=len(in_title) / len(p.title) if p.title else 0.0,
@@ -178,5 +226,6 @@ def overlap(q: QueryProfile, p: Profile, stats: TermStats, q_weight: float) -> O
         title_all=float(bool(p.title) and p.title <= q.terms),
         opening_cov=stats.weight(q.terms & p.opening) / total,
         opening_pairs=len(q.pairs & p.opening_pairs) / len(q.pairs) if q.pairs else 0.0,
-        lead_cov=stats.known_weight(q.lead & (p.opening | p.title)) / lead_weight,
+        lead_cov=stats.known_weight(q.lead & named) / lead_weight,
+        own_lead_cov=stats.known_weight(q.own_lead & named) / own_lead_weight,
     )

@@ -37,7 +37,7 @@ SIGNALS = (
     "lead_cov",
     "kw_lead",
 )
-_NO_OVERLAP = Overlap(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+_NO_OVERLAP = Overlap(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 
 
 @dataclass
@@ -59,8 +59,8 @@ class Candidate:
 
 #: Linear weights per mode, in SIGNALS order: listwise softmax fits on all three labelled query
 #: sets (leave-one-set-out numbers in the README; bench/knowledge_tune.py reproduces them).
-HYBRID_WEIGHTS = (1.69, 1.31, 3.0, 2.83, 0.57, 1.62, 2.17, 1.14, 1.91, 0.63, 1.34, 1.36, 0.0)
-KEYWORD_WEIGHTS = (1.87, 2.25, 0.0, 0.0, 0.82, 3.0, 2.91, 1.65, 2.42, 0.95, 2.26, 1.24, 2.62)
+HYBRID_WEIGHTS = (1.53, 1.21, 3.0, 2.99, 0.76, 2.22, 2.37, 1.63, 2.35, 1.17, 1.67, 2.04, 0.0)
+KEYWORD_WEIGHTS = (1.45, 1.7, 0.0, 0.0, 0.71, 3.0, 2.65, 1.73, 2.34, 1.46, 2.06, 1.84, 1.77)
 SEMANTIC_WEIGHTS = (0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 
 
@@ -74,11 +74,11 @@ class FusionConfig:
     sem_floor: float = 0.2  # cosines below this count as no evidence (MiniLM rarely goes lower)
     # logistic(bias + coef · confidence_features); fitted on answerable alert and paraphrase
     # queries against no-runbook queries.
-    conf_bias: float = -3.554
-    conf_coef: tuple[float, ...] = (2.446, 3.319, 2.724, 3.252)
+    conf_bias: float = -3.113
+    conf_coef: tuple[float, ...] = (2.317, 3.44, 2.768, 2.519)
     # Keyword-only rankings have no cosine: their own model (same features, cosine weight 0).
-    keyword_conf_bias: float = -1.456
-    keyword_conf_coef: tuple[float, ...] = (2.823, 0.0, 3.871, 2.965)
+    keyword_conf_bias: float = -1.407
+    keyword_conf_coef: tuple[float, ...] = (2.677, 0.0, 3.932, 2.968)
     abstain_below: float = 0.5
 
     def weights(self, mode: Mode) -> tuple[float, ...]:
@@ -134,7 +134,8 @@ def confidence_features(ranked: list[tuple[float, Candidate]]) -> tuple[float, .
     """Features that say whether the top result really matches: relative margin over the
     runner-up, its best chunk cosine, the idf-weighted share of its title the query covers, the
     share of the query's word pairs its opening sections contain, and how much of the query's
-    lead (first sentence, where the problem is stated) its title and opening restate. Chosen by
+    lead (first sentence, where the problem is stated) its title and opening restate in the
+    lead's own words (prefix relatives help ranking but blur "nothing matches"). Chosen by
     5-fold CV; see bench/knowledge_tune.py."""
     if not ranked:
         return (0.0, 0.0, 0.0, 0.0)
@@ -142,7 +143,7 @@ def confidence_features(ranked: list[tuple[float, Candidate]]) -> tuple[float, .
     second = ranked[1][0] if len(ranked) > 1 else 0.0
     margin = (top_score - second) / top_score if top_score > 0 else 0.0
     o = top.overlap
-    return (margin, top.sem_chunk, o.opening_pairs, o.lead_cov)
+    return (margin, top.sem_chunk, o.opening_pairs, o.own_lead_cov)
 
 
 def confidence(features: tuple[float, ...], config: FusionConfig, mode: Mode = "hybrid") -> float:

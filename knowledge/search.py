@@ -210,7 +210,7 @@ class Knowledge:
                 log.warning("runbook_search_keyword_fallback", extra={"reason": "embedder"})
                 used = "keyword"
         if used != "semantic" and terms:
-            qp = QueryProfile.of(text)
+            qp = QueryProfile.of(text, self._stats)
             q_weight = self._stats.weight(qp.terms)
             for cand in cands.values():
                 prof = self._profiles.get(cand.slug)

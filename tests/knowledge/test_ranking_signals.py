@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from knowledge._profile import LEAD_WORDS, QueryProfile, TermStats, lead_text, overlap, profile
+from knowledge._profile import (
+    LEAD_WORDS,
+    QueryProfile,
+    TermStats,
+    lead_text,
+    overlap,
+    prefix_related,
+    profile,
+    stem,
+    term_sequence,
+)
 from knowledge.chunking import chunk_runbook
 from knowledge.search import Knowledge
 from memory.db import Database
@@ -104,3 +114,43 @@ async def test_keyword_search_follows_the_lead_when_the_details_name_another_run
         mode="keyword",
     )
     assert result.hits[0].slug == "queue-backlog"
+
+
+ABBREVIATED = {
+    "prometheus-bad-config": """# Prometheus bad config
+
+## Meaning
+Prometheus rejected the new rules file it was given.
+""",
+    "prometheus-rule-failures": """# Prometheus rule failures
+
+## Meaning
+Rule evaluation keeps returning errors.
+""",
+}
+
+
+def test_a_title_abbreviation_matches_the_word_it_abbreviates() -> None:
+    profiles = {slug: profile(chunk_runbook(slug, text)) for slug, text in ABBREVIATED.items()}
+    stats = TermStats(profiles.values())
+    text = "Failed Prometheus configuration reload."
+    plain, related = QueryProfile.of(text), QueryProfile.of(text, stats)
+    bad_config = profiles["prometheus-bad-config"]
+    # "configuration" and "config" stem differently; as a prefix relative they meet.
+    assert overlap(plain, bad_config, stats, stats.weight(plain.terms)).title_cov == 1 / 3
+    assert overlap(related, bad_config, stats, stats.weight(related.terms)).title_cov == 2 / 3
+    # The confidence feature still reads the lead's own words only.
+    assert "config" in related.lead and related.own_lead == plain.lead
+
+
+def test_prefix_relatives_need_a_real_shared_stem() -> None:
+    assert prefix_related("config", "configu")
+    assert not prefix_related("fail", "failove")  # too short a stem to call it one word
+    assert not prefix_related("max", "maximum")
+    assert not prefix_related("config", "config")
+
+
+def test_terms_keep_integer_percentages_and_stem_failure_like_failed() -> None:
+    seq = term_sequence("Filesystem has less than 5% space left, 4.21% available; disk failure")
+    assert "pct5" in seq and not any(t.startswith("pct4") for t in seq)
+    assert seq[-1] == "fail" == stem("failed") == stem("failures")
