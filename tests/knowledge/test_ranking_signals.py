@@ -16,6 +16,7 @@ from knowledge._profile import (
     term_sequence,
 )
 from knowledge.chunking import chunk_runbook
+from knowledge.fusion import Candidate, confidence_features
 from knowledge.search import Knowledge
 from memory.db import Database
 from tests.knowledge.conftest import write_corpus
@@ -154,3 +155,15 @@ def test_terms_keep_integer_percentages_and_stem_failure_like_failed() -> None:
     seq = term_sequence("Filesystem has less than 5% space left, 4.21% available; disk failure")
     assert "pct5" in seq and not any(t.startswith("pct4") for t in seq)
     assert seq[-1] == "fail" == stem("failed") == stem("failures")
+
+
+def test_confidence_reads_how_much_of_the_lead_the_top_runbook_restates_literally() -> None:
+    """Prefix relatives widen the lead for ranking; whether anything matches at all is judged on
+    the lead's own words, or no-runbook questions would look answerable."""
+    profiles = {slug: profile(chunk_runbook(slug, text)) for slug, text in ABBREVIATED.items()}
+    stats = TermStats(profiles.values())
+    q = QueryProfile.of("Configuration reload", stats)
+    o = overlap(q, profiles["prometheus-bad-config"], stats, stats.weight(q.terms))
+    assert o.lead_cov == 1.0 and o.own_lead_cov == 0.0
+    top = Candidate(1, "prometheus-bad-config", "Prometheus bad config", overlap=o)
+    assert confidence_features([(1.0, top)])[-1] == 0.0
