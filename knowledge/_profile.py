@@ -10,6 +10,8 @@ is scored on its own: a runbook whose title and opening restate the lead is abou
 Two stems also match when one is a prefix of the other (`config` / `configuration`, whose
 7-letter stems differ): a query term takes on the title terms it is prefix-related to. Integer
 percentages stay as terms (`5%` -> `pct5`): alerts state thresholds and runbooks restate them.
+Common short abbreviations (`max`, `db`, `cert`) stem like the words they abbreviate, and what a
+query rules out ("a reason other than CrashLoopBackOff") is dropped before any signal reads it.
 Profiles and idf sums are computed once per corpus; per query only set intersections remain.
 """
 
@@ -63,6 +65,12 @@ FUNCTION_WORDS = frozenset(
 OPENING_SECTIONS = 2
 #: Words of a query's first sentence that count as its lead (the problem, before the details).
 LEAD_WORDS = 12
+#: "for a reason other than CrashLoopBackOff": what follows an exclusion, up to the next
+#: punctuation, names what the problem is *not*, so it must not pull that runbook up.
+_EXCLUSION = re.compile(
+    r"\b(?:other than|rather than|except(?: for)?|excluding|apart from|besides)\b[^.,;:()]*",
+    re.IGNORECASE,
+)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s")
 #: An integer percentage (not a decimal one, which is a measured value rather than a threshold).
 _PERCENT = re.compile(r"(?<![\d.])(\d{1,3})%")
@@ -72,13 +80,45 @@ PREFIX_MIN = 5
 PREFIX_SHARE = 0.6
 
 
+#: Common operations abbreviations, by stem, and the stem of the word they abbreviate, so
+#: `maxed` meets `maximum` and `db` meets `database`. Only unambiguous ones: `min` and `sec`
+#: (minutes? seconds?), `ns` (namespace? nanoseconds?) and `auth` (-entication? -orization?) stay
+#: out; longer abbreviations (`config`) already meet their word as prefix relatives.
+ABBREVIATIONS = {
+    "max": "maximum",
+    "avg": "average",
+    "cert": "certifi",
+    "db": "databas",
+    "conn": "connect",
+    "mem": "memory",
+    "req": "request",
+    "resp": "respons",
+    "err": "error",
+    "msg": "message",
+    "env": "environ",
+    "info": "informa",
+    "dir": "directo",
+    "app": "applica",
+    "svc": "service",
+    "k8s": "kuberne",
+    "repo": "reposit",
+    "util": "utiliza",
+    "vol": "volume",
+    "perf": "perform",
+    "addr": "address",
+    "img": "image",
+}
+
+
 def stem(word: str) -> str:
-    """A light suffix stripper (fail/failed/failing/failure -> fail), truncated to 7 letters."""
+    """A light suffix stripper (fail/failed/failing/failure -> fail), truncated to 7 letters;
+    an abbreviation becomes the stem of its word (maxed -> max -> maximum)."""
     for suffix in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             word = word[: -len(suffix)]
             break
-    return word[:7]
+    word = word[:7]
+    return ABBREVIATIONS.get(word, word)
 
 
 def term_sequence(text: str) -> list[str]:
@@ -93,6 +133,13 @@ def term_sequence(text: str) -> list[str]:
             if len(part) >= 2 and not part.isdigit() and part not in FUNCTION_WORDS:
                 out.append(stem(part))
     return out
+
+
+def without_exclusions(text: str) -> str:
+    """The query minus what it says the problem is not ("other than X", "excluding Y"); the
+    query itself if nothing else would be left."""
+    kept = _EXCLUSION.sub(" ", text)
+    return kept if term_sequence(kept) else text
 
 
 def lead_text(text: str) -> str:

@@ -16,7 +16,15 @@ from pathlib import Path
 import numpy as np
 
 from knowledge._fts import query_terms
-from knowledge._profile import Profile, QueryProfile, TermStats, lead_text, overlap, profile
+from knowledge._profile import (
+    Profile,
+    QueryProfile,
+    TermStats,
+    lead_text,
+    overlap,
+    profile,
+    without_exclusions,
+)
 from knowledge.chunking import chunk_runbook
 from knowledge.corpus import Corpus, normalise_slug
 from knowledge.errors import IndexBuildFailed, InvalidQuery
@@ -185,6 +193,8 @@ class Knowledge:
         self, text: str, mode: Mode, gen: Generation
     ) -> tuple[list[tuple[float, Candidate]], Mode, int]:
         """(fused ranking, mode actually used, number of query terms); exposed for evaluation."""
+        # Every signal reads what the problem is, not what the query says it is not.
+        text = without_exclusions(text)
         terms = query_terms(text)
         cands: dict[int, Candidate] = {}
         used: Mode = mode

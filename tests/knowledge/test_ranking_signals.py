@@ -14,6 +14,7 @@ from knowledge._profile import (
     profile,
     stem,
     term_sequence,
+    without_exclusions,
 )
 from knowledge.chunking import chunk_runbook
 from knowledge.fusion import Candidate, confidence_features
@@ -167,3 +168,71 @@ def test_confidence_reads_how_much_of_the_lead_the_top_runbook_restates_literall
     assert o.lead_cov == 1.0 and o.own_lead_cov == 0.0
     top = Candidate(1, "prometheus-bad-config", "Prometheus bad config", overlap=o)
     assert confidence_features([(1.0, top)])[-1] == 0.0
+
+
+WAITING = {
+    "kube-pod-crash-looping": """# Kube Pod Crash Looping
+
+## Meaning
+The pod's container keeps crashing and restarting in CrashLoopBackOff.
+""",
+    "kube-container-waiting": """# Kube Container Waiting
+
+## Meaning
+A container has been stuck in the waiting state for a long time.
+""",
+}
+
+
+def test_what_follows_an_exclusion_is_not_part_of_the_problem() -> None:
+    text = (
+        "Container stuck waiting for a reason other than CrashLoopBackOff (e.g. ImagePullBackOff)."
+    )
+    kept = without_exclusions(text)
+    assert "CrashLoopBackOff" not in kept and "ImagePullBackOff" in kept
+    assert without_exclusions("Disk full, excluding tmpfs mounts; check /var") == (
+        "Disk full,  ; check /var"
+    )
+    # Nothing left but the exclusion: the query stands as written.
+    assert without_exclusions("Other than that, nothing.") == " , nothing."
+    assert without_exclusions("except CrashLoopBackOff") == "except CrashLoopBackOff"
+
+
+async def test_search_does_not_rank_the_runbook_a_query_rules_out(
+    db: Database, tmp_path: Path
+) -> None:
+    k = Knowledge(db, write_corpus(tmp_path / "rb", WAITING), None)
+    result = await k.search(
+        "Container waiting, for a reason other than a CrashLoopBackOff crash loop",
+        mode="keyword",
+        limit=2,
+    )
+    assert [h.slug for h in result.hits] == ["kube-container-waiting", "kube-pod-crash-looping"]
+
+
+def test_common_abbreviations_meet_the_words_they_abbreviate() -> None:
+    assert stem("maxed") == stem("maximum") and stem("max") == stem("maximum")
+    assert term_sequence("db conn errs") == term_sequence("database connection errors")
+    # Ambiguous abbreviations stay themselves: "min" may be minutes, "ns" nanoseconds.
+    assert term_sequence("5 min") == ["min"] and stem("minimum") != "min"
+    assert stem("ns") == "ns"
+
+
+async def test_a_query_saying_maximum_finds_the_runbook_titled_maxed_out(
+    db: Database, tmp_path: Path
+) -> None:
+    corpus = {
+        "kube-hpa-maxed-out": """# Kube HPA Maxed Out
+
+## Meaning
+The autoscaler has been running at its replica ceiling for a while.
+""",
+        "kube-hpa-replicas-mismatch": """# Kube HPA Replicas Mismatch
+
+## Meaning
+The autoscaler has not matched the desired number of pods.
+""",
+    }
+    k = Knowledge(db, write_corpus(tmp_path / "rb", corpus), None)
+    result = await k.search("HPA has been at its maximum for an hour", mode="keyword")
+    assert result.hits[0].slug == "kube-hpa-maxed-out"
