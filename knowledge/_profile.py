@@ -68,7 +68,8 @@ LEAD_WORDS = 12
 #: "for a reason other than CrashLoopBackOff": what follows an exclusion, up to the next
 #: punctuation, names what the problem is *not*, so it must not pull that runbook up.
 _EXCLUSION = re.compile(
-    r"\b(?:other than|rather than|except(?: for)?|excluding|apart from|besides)\b[^.,;:()]*",
+    r"\b(?:other\s+than|rather\s+than|except(?:\s+for)?|excluding|apart\s+from|besides)\b"
+    r"[^.,;:()]*",
     re.IGNORECASE,
 )
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s")

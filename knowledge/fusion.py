@@ -59,7 +59,7 @@ class Candidate:
 
 #: Linear weights per mode, in SIGNALS order: listwise softmax fits on all three labelled query
 #: sets (leave-one-set-out numbers in the README; bench/knowledge_tune.py reproduces them).
-HYBRID_WEIGHTS = (1.68, 1.14, 3.0, 2.88, 0.81, 2.21, 2.35, 1.71, 2.35, 1.29, 1.67, 1.84, 0.0)
+HYBRID_WEIGHTS = (1.71, 1.13, 2.98, 3.0, 0.82, 2.23, 2.37, 1.72, 2.38, 1.3, 1.67, 1.83, 0.0)
 KEYWORD_WEIGHTS = (1.67, 1.65, 0.0, 0.0, 0.78, 3.0, 2.65, 1.84, 2.37, 1.6, 2.09, 1.83, 1.51)
 SEMANTIC_WEIGHTS = (0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 
@@ -74,8 +74,8 @@ class FusionConfig:
     sem_floor: float = 0.2  # cosines below this count as no evidence (MiniLM rarely goes lower)
     # logistic(bias + coef · confidence_features); fitted on answerable alert and paraphrase
     # queries against no-runbook queries.
-    conf_bias: float = -3.227
-    conf_coef: tuple[float, ...] = (2.416, 3.187, 2.75, 2.897)
+    conf_bias: float = -3.269
+    conf_coef: tuple[float, ...] = (2.468, 3.204, 2.769, 2.909)
     # Keyword-only rankings have no cosine: their own model (same features, cosine weight 0).
     keyword_conf_bias: float = -1.709
     keyword_conf_coef: tuple[float, ...] = (2.783, 0.0, 3.334, 3.482)

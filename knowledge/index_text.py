@@ -3,7 +3,9 @@
 Every chunk is indexed with its runbook's title and slug in a heavy `title` column and its heading
 path in a `headings` column, so a section that never repeats the runbook's subject still matches
 it. Each runbook also gets one document-level keyword row and one summary vector (title + opening
-sections), aggregated with its chunks at search time.
+sections), aggregated with its chunks at search time. The embedder reads runbook text without
+what it rules out ("rather than a prediction ..."), as it reads queries: a vector should say what
+a section is about. The keyword indexes keep every word.
 """
 
 from __future__ import annotations
@@ -11,10 +13,11 @@ from __future__ import annotations
 import re
 
 from knowledge._fts import expand_identifiers
+from knowledge._profile import without_exclusions
 from knowledge.chunking import Chunk, ChunkedRunbook
 
 #: Bump when the text given to either index changes; part of index provenance with the chunker's.
-INDEX_TEXT_VERSION = "ctx-v2"
+INDEX_TEXT_VERSION = "ctx-v3"
 #: Characters of text handed to the embedder per item; MiniLM reads at most 256 tokens anyway.
 MAX_EMBED_CHARS = 1_200
 
@@ -50,12 +53,12 @@ def humanise(text: str) -> str:
 
 def chunk_embedding_text(chunk: Chunk) -> str:
     context = " › ".join((chunk.title, *chunk.heading_path))
-    return humanise(f"{context}\n{chunk.text}"[:MAX_EMBED_CHARS])
+    return humanise(without_exclusions(f"{context}\n{chunk.text}")[:MAX_EMBED_CHARS])
 
 
 def doc_embedding_text(rb: ChunkedRunbook) -> str:
     opening = "\n".join(c.text for c in rb.chunks[:3] if c.text)
-    return humanise(f"{rb.title}\n{opening}"[:MAX_EMBED_CHARS])
+    return humanise(without_exclusions(f"{rb.title}\n{opening}")[:MAX_EMBED_CHARS])
 
 
 def embedding_texts(runbooks: list[ChunkedRunbook]) -> tuple[list[str], list[str]]:
