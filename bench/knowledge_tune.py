@@ -61,7 +61,7 @@ async def dump(data_dir: Path) -> dict[str, list[Query]]:
                 continue
             rows: list[Query] = []
             for q in load_queries([DATA / qf]):
-                ranked, _, _ = await k.rank(q.query, "hybrid", gen)
+                ranked, _, _ = await k.rank(q.query, "hybrid", gen, every_signal=True)
                 cands = sorted((c for _, c in ranked), key=lambda c: c.slug)
                 sig = np.array(signal_rows(cands, config.sem_floor), dtype=float)
                 lab = np.array([c.slug == q.expected for c in cands], dtype=bool)

@@ -28,7 +28,15 @@ from knowledge._profile import (
 from knowledge.chunking import chunk_runbook
 from knowledge.corpus import Corpus, normalise_slug
 from knowledge.errors import IndexBuildFailed, InvalidQuery
-from knowledge.fusion import Candidate, FusionConfig, Mode, confidence, confidence_features, fuse
+from knowledge.fusion import (
+    SIGNALS,
+    Candidate,
+    FusionConfig,
+    Mode,
+    confidence,
+    confidence_features,
+    fuse,
+)
 from knowledge.index import Generation, RunbookIndex, provenance_for, vec_table
 from knowledge.index_text import humanise
 from memory.db import Database, Row
@@ -190,9 +198,11 @@ class Knowledge:
         return SearchResult(hits=hits, abstained=False, confidence=conf, mode=used)
 
     async def rank(
-        self, text: str, mode: Mode, gen: Generation
+        self, text: str, mode: Mode, gen: Generation, every_signal: bool = False
     ) -> tuple[list[tuple[float, Candidate]], Mode, int]:
-        """(fused ranking, mode actually used, number of query terms); exposed for evaluation."""
+        """(fused ranking, mode actually used, number of query terms); exposed for evaluation.
+        Signals the mode's ranking gives no weight are skipped unless `every_signal` (the tuner
+        fits every mode's weights from one hybrid run)."""
         # Every signal reads what the problem is, not what the query says it is not.
         text = without_exclusions(text)
         terms = query_terms(text)
@@ -206,19 +216,30 @@ class Knowledge:
             else:
                 log.warning("runbook_search_keyword_fallback", extra={"reason": "no vectors"})
                 used = "keyword"
+        lead = query_terms(lead_text(text))
+        keyword_read = lead_read = False
         if used != "semantic" and terms:
+            lead_read = every_signal or self._reads_lead(used)
             try:
-                await self._keyword(terms, query_terms(lead_text(text)), cands)
+                await self._keyword(terms, cands)
+                if lead_read:
+                    await self._keyword_lead(terms, lead, cands)
             except BaseException:
                 if semantic is not None:
                     semantic.cancel()
                 raise
+            keyword_read = True
         if semantic is not None:
             try:
                 _merge_semantic(await semantic, cands)
             except EmbeddingUnavailable:
                 log.warning("runbook_search_keyword_fallback", extra={"reason": "embedder"})
                 used = "keyword"
+                if terms:  # the keyword ranking reads what this mode skipped
+                    if not keyword_read:
+                        await self._keyword(terms, cands)
+                    if not lead_read:
+                        await self._keyword_lead(terms, lead, cands)
         if used != "semantic" and terms:
             qp = QueryProfile.of(text, self._stats)
             q_weight = self._stats.weight(qp.terms)
@@ -228,18 +249,25 @@ class Knowledge:
                     cand.overlap = overlap(qp, prof, self._stats, q_weight)
         return fuse(list(cands.values()), self._config, used), used, len(terms)
 
-    async def _keyword(
+    def _reads_lead(self, mode: Mode) -> bool:
+        """Whether `mode`'s ranking weighs the lead-only BM25F (hybrid's does not: skip it)."""
+        return self._config.weights(mode)[SIGNALS.index("kw_lead")] != 0.0
+
+    async def _keyword_lead(
         self, terms: list[str], lead: list[str], cands: dict[int, Candidate]
     ) -> None:
-        """Document and chunk BM25F of the query, and document BM25F of its lead alone."""
-        for rid, slug, title, score in await self._doc_rows(terms):
-            cands.setdefault(rid, Candidate(rid, slug, title)).kw_doc = score
+        """Document BM25F of the query's lead alone (the whole query's when they are the same)."""
         if lead and lead != terms:
             for rid, slug, title, score in await self._doc_rows(lead):
                 cands.setdefault(rid, Candidate(rid, slug, title)).kw_lead = score
         else:
             for cand in cands.values():
                 cand.kw_lead = cand.kw_doc
+
+    async def _keyword(self, terms: list[str], cands: dict[int, Candidate]) -> None:
+        """Document and chunk BM25F of the query."""
+        for rid, slug, title, score in await self._doc_rows(terms):
+            cands.setdefault(rid, Candidate(rid, slug, title)).kw_doc = score
         expr = fts_match(terms)
         rows = await self._db.fetchall(
             "SELECT c.id, r.id, r.slug, r.title, -bm25(knowledge_chunk_fts, ?, ?, ?) AS s"

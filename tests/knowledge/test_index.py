@@ -94,3 +94,29 @@ async def test_new_embedder_dimension_rebuilds_and_never_mixes_vectors(
         assert (await big_knowledge.search("disk space", mode="semantic")).mode == "semantic"
     finally:
         await fake.stop()
+
+
+@pytest.mark.parametrize("mode", ["semantic", "hybrid"])
+async def test_embedder_down_at_query_time_gives_the_keyword_answer(
+    db: Database, corpus_dir: Path, mode: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    fake = FakeOllama(dim=16)
+    url = await fake.start()
+    try:
+        k = Knowledge(db, corpus_dir, OllamaEmbedder(host=url, model="nomic-embed-text"))
+        assert (await k.ensure_index()).semantic
+        keyword = await k.search(
+            "The TLS certificate expires soon. Requests to the API server are slow.", mode="keyword"
+        )
+        fake.fail_status = 500  # the vectors exist, but the question cannot be embedded
+        with caplog.at_level(logging.WARNING):
+            result = await k.search(
+                "The TLS certificate expires soon. Requests to the API server are slow.", mode=mode
+            )  # type: ignore[arg-type]
+        assert result.mode == "keyword" and result.hits[0].slug == "certificate-expiry"
+        # The same ranking and confidence keyword mode gives, not a partial one.
+        assert [h.slug for h in result.hits] == [h.slug for h in keyword.hits]
+        assert result.confidence == keyword.confidence
+        assert any("keyword" in r.message for r in caplog.records)
+    finally:
+        await fake.stop()
