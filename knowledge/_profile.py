@@ -137,8 +137,8 @@ def term_sequence(text: str) -> list[str]:
 
 
 def without_exclusions(text: str) -> str:
-    """The query minus what it says the problem is not ("other than X", "excluding Y"); the
-    query itself if nothing else would be left."""
+    """`text` minus what it says it is not about ("other than X", "excluding Y"): for queries,
+    and for the runbook text the embedder reads. `text` itself if nothing else would be left."""
     kept = _EXCLUSION.sub(" ", text)
     return kept if term_sequence(kept) else text
 
