@@ -81,45 +81,53 @@ PREFIX_MIN = 5
 PREFIX_SHARE = 0.6
 
 
-#: Common operations abbreviations, by stem, and the stem of the word they abbreviate, so
-#: `maxed` meets `maximum` and `db` meets `database`. Only unambiguous ones: `min` and `sec`
-#: (minutes? seconds?), `ns` (namespace? nanoseconds?) and `auth` (-entication? -orization?) stay
-#: out; longer abbreviations (`config`) already meet their word as prefix relatives.
+#: Common operations abbreviations and the words they abbreviate, so `maxed` meets `maximum` and
+#: `db` meets `database`. Only unambiguous ones: `min` and `sec` (minutes? seconds?), `ns`
+#: (namespace? nanoseconds?) and `auth` (-entication? -orization?) stay out; longer abbreviations
+#: (`config`) already meet their word as prefix relatives.
 ABBREVIATIONS = {
     "max": "maximum",
     "avg": "average",
-    "cert": "certifi",
-    "db": "databas",
-    "conn": "connect",
+    "cert": "certificate",
+    "db": "database",
+    "conn": "connection",
     "mem": "memory",
     "req": "request",
-    "resp": "respons",
+    "resp": "response",
     "err": "error",
     "msg": "message",
-    "env": "environ",
-    "info": "informa",
-    "dir": "directo",
-    "app": "applica",
+    "env": "environment",
+    "info": "information",
+    "dir": "directory",
+    "app": "application",
     "svc": "service",
-    "k8s": "kuberne",
-    "repo": "reposit",
-    "util": "utiliza",
+    "k8s": "kubernetes",
+    "repo": "repository",
+    "util": "utilization",
     "vol": "volume",
-    "perf": "perform",
+    "perf": "performance",
     "addr": "address",
     "img": "image",
 }
 
 
-def stem(word: str) -> str:
-    """A light suffix stripper (fail/failed/failing/failure -> fail), truncated to 7 letters;
-    an abbreviation becomes the stem of its word (maxed -> max -> maximum)."""
+def _strip(word: str) -> str:
+    """A light suffix stripper (fail/failed/failing/failure -> fail), truncated to 7 letters."""
     for suffix in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             word = word[: -len(suffix)]
             break
-    word = word[:7]
-    return ABBREVIATIONS.get(word, word)
+    return word[:7]
+
+
+#: Derived through the stemmer itself, so every abbreviation lands exactly on its word's stem.
+_ABBREVIATION_STEMS = {_strip(short): _strip(word) for short, word in ABBREVIATIONS.items()}
+
+
+def stem(word: str) -> str:
+    """`_strip`, with an abbreviation becoming the stem of its word (maxed -> max -> maximum)."""
+    word = _strip(word)
+    return _ABBREVIATION_STEMS.get(word, word)
 
 
 def term_sequence(text: str) -> list[str]:
@@ -139,8 +147,8 @@ def term_sequence(text: str) -> list[str]:
 def without_exclusions(text: str) -> str:
     """`text` minus what it says it is not about ("other than X", "excluding Y"): for queries,
     and for the runbook text the embedder reads. `text` itself if nothing else would be left."""
-    kept = _EXCLUSION.sub(" ", text)
-    return kept if term_sequence(kept) else text
+    kept, n = _EXCLUSION.subn(" ", text)
+    return kept if n and term_sequence(kept) else text
 
 
 def lead_text(text: str) -> str:

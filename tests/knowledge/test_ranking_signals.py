@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from knowledge._profile import (
+    ABBREVIATIONS,
     LEAD_WORDS,
     QueryProfile,
     TermStats,
@@ -208,6 +209,12 @@ async def test_search_does_not_rank_the_runbook_a_query_rules_out(
         limit=2,
     )
     assert [h.slug for h in result.hits] == ["kube-container-waiting", "kube-pod-crash-looping"]
+
+
+def test_every_listed_abbreviation_stems_like_its_word_in_any_form() -> None:
+    for short, word in ABBREVIATIONS.items():
+        assert stem(short) == stem(word), short
+    assert stem("apps") == stem("applications") == stem("app")
 
 
 def test_common_abbreviations_meet_the_words_they_abbreviate() -> None:
