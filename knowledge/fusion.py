@@ -59,8 +59,8 @@ class Candidate:
 
 #: Linear weights per mode, in SIGNALS order: listwise softmax fits on all three labelled query
 #: sets (leave-one-set-out numbers in the README; bench/knowledge_tune.py reproduces them).
-HYBRID_WEIGHTS = (1.71, 1.13, 2.98, 3.0, 0.82, 2.23, 2.37, 1.72, 2.38, 1.3, 1.67, 1.83, 0.0)
-KEYWORD_WEIGHTS = (1.67, 1.65, 0.0, 0.0, 0.78, 3.0, 2.65, 1.84, 2.37, 1.6, 2.09, 1.83, 1.51)
+HYBRID_WEIGHTS = (1.72, 1.13, 3.0, 2.93, 0.9, 2.24, 2.39, 1.85, 2.4, 1.36, 1.63, 1.85, 0.0)
+KEYWORD_WEIGHTS = (1.64, 1.57, 0.0, 0.0, 0.73, 3.0, 2.62, 1.82, 2.31, 1.58, 2.03, 1.73, 1.64)
 SEMANTIC_WEIGHTS = (0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 
 
@@ -74,11 +74,11 @@ class FusionConfig:
     sem_floor: float = 0.2  # cosines below this count as no evidence (MiniLM rarely goes lower)
     # logistic(bias + coef · confidence_features); fitted on answerable alert and paraphrase
     # queries against no-runbook queries.
-    conf_bias: float = -3.269
-    conf_coef: tuple[float, ...] = (2.468, 3.204, 2.769, 2.909)
+    conf_bias: float = -3.367
+    conf_coef: tuple[float, ...] = (2.532, 3.137, 2.836, 3.082)
     # Keyword-only rankings have no cosine: their own model (same features, cosine weight 0).
-    keyword_conf_bias: float = -1.709
-    keyword_conf_coef: tuple[float, ...] = (2.783, 0.0, 3.334, 3.482)
+    keyword_conf_bias: float = -1.450
+    keyword_conf_coef: tuple[float, ...] = (2.68, 0.0, 3.75, 3.104)
     abstain_below: float = 0.5
 
     def weights(self, mode: Mode) -> tuple[float, ...]:

@@ -5,7 +5,9 @@ path in a `headings` column, so a section that never repeats the runbook's subje
 it. Each runbook also gets one document-level keyword row and one summary vector (title + opening
 sections), aggregated with its chunks at search time. The embedder reads runbook text without
 what it rules out ("rather than a prediction ..."), as it reads queries: a vector should say what
-a section is about. The keyword indexes keep every word.
+a section is about. The keyword indexes keep every word. Both read links as their text only:
+a link's address (`https://…/controller-recovery.html`, `{{< ref "./OtherAlert.md" >}}`) names
+another page, not this section's subject.
 """
 
 from __future__ import annotations
@@ -17,9 +19,24 @@ from knowledge._profile import without_exclusions
 from knowledge.chunking import Chunk, ChunkedRunbook
 
 #: Bump when the text given to either index changes; part of index provenance with the chunker's.
-INDEX_TEXT_VERSION = "ctx-v3"
+INDEX_TEXT_VERSION = "ctx-v4"
 #: Characters of text handed to the embedder per item; MiniLM reads at most 256 tokens anyway.
 MAX_EMBED_CHARS = 1_200
+
+#: A Markdown link or image, inline (`[text](target "title")`) or by reference (`[text][ref]`).
+_LINK = re.compile(
+    r"!?\[([^\]\n]*)\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+\"[^\"\n]*\")?\)|!?\[([^\]\n]*)\]\[[^\]\n]*\]"
+)
+#: Hugo shortcodes (`{{< ref "./X.md" >}}`), often a link's whole target.
+_SHORTCODE = re.compile(r"\{\{[<%].*?[>%]\}\}")
+#: Link reference definitions (`[1]: https://…`) and bare URLs.
+_ADDRESS = re.compile(r"(?m)^[ \t]*\[[^\]\n]+\]:[ \t]*\S+.*$|<?\bhttps?://[^\s>]+>?")
+
+
+def readable(text: str) -> str:
+    """`text` with links reduced to their text and addresses dropped."""
+    text = _LINK.sub(lambda m: m[1] if m[1] is not None else m[2], _SHORTCODE.sub("", text))
+    return _ADDRESS.sub(" ", text)
 
 
 def chunk_fields(chunk: Chunk) -> tuple[str, str, str]:
@@ -27,14 +44,14 @@ def chunk_fields(chunk: Chunk) -> tuple[str, str, str]:
     return (
         expand_identifiers(f"{chunk.title} {chunk.slug}"),
         expand_identifiers(" ".join(chunk.heading_path)),
-        expand_identifiers(chunk.text),
+        expand_identifiers(readable(chunk.text)),
     )
 
 
 def doc_fields(rb: ChunkedRunbook) -> tuple[str, str, str]:
     """(title, headings, body) columns of one runbook's document-level keyword row."""
     headings = " ".join(h for c in rb.chunks for h in c.heading_path[-1:])
-    body = "\n".join(c.text for c in rb.chunks)
+    body = "\n".join(readable(c.text) for c in rb.chunks)
     return (
         expand_identifiers(f"{rb.title} {rb.slug}"),
         expand_identifiers(headings),
@@ -53,11 +70,12 @@ def humanise(text: str) -> str:
 
 def chunk_embedding_text(chunk: Chunk) -> str:
     context = " › ".join((chunk.title, *chunk.heading_path))
-    return humanise(without_exclusions(f"{context}\n{chunk.text}")[:MAX_EMBED_CHARS])
+    text = without_exclusions(f"{context}\n{readable(chunk.text)}")
+    return humanise(text[:MAX_EMBED_CHARS])
 
 
 def doc_embedding_text(rb: ChunkedRunbook) -> str:
-    opening = "\n".join(c.text for c in rb.chunks[:3] if c.text)
+    opening = "\n".join(readable(c.text) for c in rb.chunks[:3] if c.text)
     return humanise(without_exclusions(f"{rb.title}\n{opening}")[:MAX_EMBED_CHARS])
 
 

@@ -1,11 +1,12 @@
-"""What each index reads: vectors skip what a runbook rules out, keywords keep every word."""
+"""What each index reads: vectors skip what a runbook rules out, keywords keep every word, and
+both read a link as its text, never its address."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from knowledge.chunking import chunk_runbook
-from knowledge.index_text import chunk_embedding_text, doc_embedding_text
+from knowledge.index_text import chunk_embedding_text, doc_embedding_text, readable
 from knowledge.search import Knowledge
 from memory.db import Database
 from tests.knowledge.conftest import write_corpus
@@ -38,3 +39,52 @@ async def test_keyword_search_still_finds_the_words_a_runbook_rules_out(
     )
     result = await k.search("prediction", mode="keyword")
     assert [h.slug for h in result.hits] == ["node-filesystem-almost-out-of-space"]
+
+
+LINKED = {
+    "dns-resolution-failure": """# DNS resolution failure
+
+## Symptoms
+Pods cannot resolve service names.
+
+## Remediation
+Restart CoreDNS. See [the upstream resolver guide](https://wiki.example.com/kafka-consumer-lag.html)
+and [the forwarding notes][fwd], or {{< ref "./queue-backlog.md" >}}.
+
+[fwd]: https://wiki.example.com/kafka-partition-rebalance
+""",
+    "queue-backlog": """# Queue backlog
+
+## Symptoms
+Kafka consumer lag keeps growing on the orders topic.
+
+## Remediation
+Scale the consumer group.
+""",
+}
+
+
+def test_a_link_reads_as_its_text_and_its_address_is_dropped() -> None:
+    text = (
+        'See [Node Filesystem Files Filling Up]({{< ref "./NodeFilesystemFilesFillingUp.md" >}})'
+        ' and [archive](http://web.archive.org/web/1/https://coreos.com/a_(b).html "old"),'
+        " ![diagram](img/flow.png), [docs][1] or <https://k8s.io/x>.\n[1]: https://k8s.io/docs\n"
+        "Keep [brackets] and a[0] (as written)."
+    )
+    assert " ".join(readable(text).split()) == (
+        "See Node Filesystem Files Filling Up and archive, diagram, docs or ."
+        " Keep [brackets] and a[0] (as written)."
+    )
+    rb = chunk_runbook("dns-resolution-failure", LINKED["dns-resolution-failure"])
+    vector_text = chunk_embedding_text(rb.chunks[1]) + doc_embedding_text(rb)
+    assert "upstream resolver guide" in vector_text and "kafka" not in vector_text.lower()
+
+
+async def test_keyword_search_matches_link_text_but_not_link_addresses(
+    db: Database, tmp_path: Path
+) -> None:
+    k = Knowledge(db, write_corpus(tmp_path / "rb", LINKED), None)
+    lag = await k.search("kafka consumer lag partition rebalance", mode="keyword", limit=5)
+    assert [h.slug for h in lag.hits] == ["queue-backlog"]
+    guide = await k.search("upstream resolver guide", mode="keyword", limit=5)
+    assert [h.slug for h in guide.hits] == ["dns-resolution-failure"]
