@@ -181,6 +181,8 @@ class Profile:
 
 
 def profile(rb: ChunkedRunbook) -> Profile:
+    """The runbook's term sets. Unlike the indexes (index_text.readable), profiles keep link
+    addresses: dropping them here too cost an alert held out (bench/knowledge_tune.py)."""
     seq: list[str] = []
     for c in rb.chunks:
         seq.extend(term_sequence(" ".join((*c.heading_path, c.text))))
