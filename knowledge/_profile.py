@@ -7,6 +7,9 @@ space`, `...-to-some-...` vs `...-to-any-...`). Terms are identifier-split, lowe
 stemmed; only function words are dropped, so quantifiers like "any"/"some"/"not" still count.
 A query's lead (its first sentence, where people and alerts state the problem before the details)
 is scored on its own: a runbook whose title and opening restate the lead is about that problem.
+When one of the next two sentences restates the whole lead with more detail (an alert's summary,
+then its description naming the component), ranking reads that sentence as the lead instead;
+abstention keeps the first sentence's own words.
 Two stems also match when one is a prefix of the other (`config` / `configuration`, whose
 7-letter stems differ): a query term takes on the title terms it is prefix-related to. Integer
 percentages stay as terms (`5%` -> `pct5`): alerts state thresholds and runbooks restate them.
@@ -153,8 +156,24 @@ def without_exclusions(text: str) -> str:
 
 def lead_text(text: str) -> str:
     """The query's first sentence, at most LEAD_WORDS words: where people state the problem."""
-    first = _SENTENCE_END.split(text.strip(), maxsplit=1)[0]
-    return " ".join(first.split()[:LEAD_WORDS])
+    return _sentences(text, 1)[0]
+
+
+def specific_lead_text(text: str) -> str:
+    """The lead, or the next sentence (of two) that restates all of it with more detail: alerts
+    give a summary, then a description naming what it is about ("Target disappeared from
+    Prometheus target discovery. KubeAPI has disappeared from Prometheus target discovery.")."""
+    sentences = _sentences(text, 3)
+    first = frozenset(term_sequence(sentences[0]))
+    for later in sentences[1:3]:
+        if first and first < frozenset(term_sequence(later)):
+            return later
+    return sentences[0]
+
+
+def _sentences(text: str, n: int) -> list[str]:
+    """The first `n` sentences (then the rest), each cut to LEAD_WORDS words."""
+    return [" ".join(s.split()[:LEAD_WORDS]) for s in _SENTENCE_END.split(text.strip(), n)]
 
 
 def prefix_related(a: str, b: str) -> bool:
@@ -201,8 +220,8 @@ def profile(rb: ChunkedRunbook) -> Profile:
 class QueryProfile:
     terms: frozenset[str]
     pairs: frozenset[tuple[str, str]]
-    lead: frozenset[str]
-    own_lead: frozenset[str]  # the lead's own words, without prefix relatives
+    lead: frozenset[str]  # the specific lead's terms, with prefix relatives
+    own_lead: frozenset[str]  # the first sentence's own words, without prefix relatives
 
     @classmethod
     def of(cls, text: str, stats: TermStats | None = None) -> QueryProfile:
@@ -210,7 +229,7 @@ class QueryProfile:
         prefix-related to."""
         seq = term_sequence(text)
         terms, own_lead = frozenset(seq), frozenset(term_sequence(lead_text(text)))
-        lead = own_lead
+        lead = frozenset(term_sequence(specific_lead_text(text)))
         if stats is not None:
             terms, lead = stats.with_title_relatives(terms), stats.with_title_relatives(lead)
         return cls(terms=terms, pairs=bigrams(seq), lead=lead, own_lead=own_lead)
@@ -264,7 +283,7 @@ class Overlap:
     opening_cov: float  # idf-weighted share of the query's terms in the opening sections
     opening_pairs: float  # share of the query's word pairs found in order in the opening
     lead_cov: float  # idf-weighted share of the query's known lead terms in title or opening
-    own_lead_cov: float  # the same for the lead's own words (literal restatement, for confidence)
+    own_lead_cov: float  # the same for the first sentence's own words (for confidence)
 
 
 def overlap(q: QueryProfile, p: Profile, stats: TermStats, q_weight: float) -> Overlap:

@@ -59,8 +59,8 @@ class Candidate:
 
 #: Linear weights per mode, in SIGNALS order: listwise softmax fits on all three labelled query
 #: sets (leave-one-set-out numbers in the README; bench/knowledge_tune.py reproduces them).
-HYBRID_WEIGHTS = (1.72, 1.13, 3.0, 2.93, 0.9, 2.24, 2.39, 1.85, 2.4, 1.36, 1.63, 1.85, 0.0)
-KEYWORD_WEIGHTS = (1.64, 1.57, 0.0, 0.0, 0.73, 3.0, 2.62, 1.82, 2.31, 1.58, 2.03, 1.73, 1.64)
+HYBRID_WEIGHTS = (1.49, 0.89, 2.81, 2.72, 0.71, 2.13, 2.27, 1.69, 2.26, 1.1, 1.41, 3.0, 0.0)
+KEYWORD_WEIGHTS = (0.93, 1.2, 0.0, 0.0, 0.57, 3.0, 2.59, 1.63, 2.31, 1.47, 1.93, 2.58, 2.73)
 SEMANTIC_WEIGHTS = (0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 
 
@@ -74,11 +74,11 @@ class FusionConfig:
     sem_floor: float = 0.2  # cosines below this count as no evidence (MiniLM rarely goes lower)
     # logistic(bias + coef · confidence_features); fitted on answerable alert and paraphrase
     # queries against no-runbook queries.
-    conf_bias: float = -3.367
-    conf_coef: tuple[float, ...] = (2.532, 3.137, 2.836, 3.082)
+    conf_bias: float = -3.609
+    conf_coef: tuple[float, ...] = (2.216, 3.452, 2.051, 3.389)
     # Keyword-only rankings have no cosine: their own model (same features, cosine weight 0).
-    keyword_conf_bias: float = -1.450
-    keyword_conf_coef: tuple[float, ...] = (2.68, 0.0, 3.75, 3.104)
+    keyword_conf_bias: float = -1.409
+    keyword_conf_coef: tuple[float, ...] = (2.536, 0.0, 3.159, 3.042)
     abstain_below: float = 0.5
 
     def weights(self, mode: Mode) -> tuple[float, ...]:

@@ -20,9 +20,9 @@ from knowledge._profile import (
     Profile,
     QueryProfile,
     TermStats,
-    lead_text,
     overlap,
     profile,
+    specific_lead_text,
     without_exclusions,
 )
 from knowledge.chunking import chunk_runbook
@@ -216,7 +216,7 @@ class Knowledge:
             else:
                 log.warning("runbook_search_keyword_fallback", extra={"reason": "no vectors"})
                 used = "keyword"
-        lead = query_terms(lead_text(text))
+        lead = query_terms(specific_lead_text(text))
         keyword_read = lead_read = False
         if used != "semantic" and terms:
             lead_read = every_signal or self._reads_lead(used)

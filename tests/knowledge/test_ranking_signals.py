@@ -13,6 +13,7 @@ from knowledge._profile import (
     overlap,
     prefix_related,
     profile,
+    specific_lead_text,
     stem,
     term_sequence,
     without_exclusions,
@@ -104,6 +105,58 @@ def test_lead_is_the_first_sentence_capped_in_words() -> None:
     assert lead_text(" ".join(f"w{i}" for i in range(30))).split() == [
         f"w{i}" for i in range(LEAD_WORDS)
     ]
+
+
+def test_a_later_sentence_that_restates_the_whole_lead_with_detail_becomes_the_lead() -> None:
+    summary = "Target disappeared from Prometheus target discovery."
+    detail = "KubeProxy has disappeared from Prometheus target discovery."
+    assert specific_lead_text(f"{summary} {detail}") == detail
+    # A later sentence that leaves out part of the lead is detail, not a restatement.
+    assert specific_lead_text(f"{summary} KubeProxy has disappeared.") == summary
+    # Only the next two sentences are read.
+    assert specific_lead_text(f"{summary} One. {detail}") == detail
+    assert specific_lead_text(f"{summary} One. Two. {detail}") == summary
+    # Abstention keeps reading the first sentence's own words.
+    q = QueryProfile.of(f"{summary} {detail}")
+    assert q.own_lead == frozenset(term_sequence(summary))
+    assert q.lead == frozenset(term_sequence(detail))
+
+
+DISAPPEARED = {
+    "kube-scheduler-down": """# Kube Scheduler Down
+
+## Meaning
+Kube Scheduler has disappeared from Prometheus target discovery.
+
+## Diagnosis
+To be added.
+""",
+    "kube-proxy-down": """# KubeProxy Down
+
+## Meaning
+All kube-proxy instances have been unreachable by the monitoring system for 15 minutes.
+
+## Diagnosis
+Check the kube-proxy daemon set in the kube-system namespace.
+""",
+    "queue-backlog": SIBLINGS["queue-backlog"],
+}
+
+
+def test_the_lead_signal_credits_the_runbook_the_description_names() -> None:
+    profiles = {slug: profile(chunk_runbook(slug, text)) for slug, text in DISAPPEARED.items()}
+    stats = TermStats(profiles.values())
+    q = QueryProfile.of(
+        "Target disappeared from Prometheus target discovery."
+        " KubeProxy has disappeared from Prometheus target discovery.",
+        stats,
+    )
+    w = stats.weight(q.terms)
+    proxy = overlap(q, profiles["kube-proxy-down"], stats, w)
+    scheduler = overlap(q, profiles["kube-scheduler-down"], stats, w)
+    # Read from the summary alone, the lead named no component: 0 against 1.
+    assert proxy.lead_cov > 0.2 and scheduler.lead_cov < 0.9
+    assert scheduler.own_lead_cov == 1.0  # abstention still sees the summary restated
 
 
 async def test_keyword_search_follows_the_lead_when_the_details_name_another_runbook(
