@@ -25,6 +25,7 @@ import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from knowledge._fts import split_identifier
 from knowledge.chunking import ChunkedRunbook
@@ -197,6 +198,7 @@ class Profile:
     terms: frozenset[str]
     opening: frozenset[str]
     opening_pairs: frozenset[tuple[str, str]]
+    named: frozenset[str]  # title and opening: where a runbook says what it is about
 
 
 def profile(rb: ChunkedRunbook) -> Profile:
@@ -213,6 +215,7 @@ def profile(rb: ChunkedRunbook) -> Profile:
         terms=frozenset(seq) | title,
         opening=frozenset(open_seq),
         opening_pairs=bigrams(open_seq),
+        named=frozenset(open_seq) | title,
     )
 
 
@@ -247,6 +250,7 @@ class TermStats:
         n = len(docs)
         self.idf = {t: math.log(1 + (n - k + 0.5) / (k + 0.5)) for t, k in df.items()}
         self.unseen = max(self.idf.values(), default=1.0)  # a term no runbook has is rarest
+        self._title_weights = {p.title: self.weight(p.title) for p in docs}
         self._titles: dict[str, list[str]] = {}  # title terms by their first PREFIX_MIN letters
         for t in sorted(set().union(*(p.title for p in docs))):
             if len(t) >= PREFIX_MIN:
@@ -270,6 +274,25 @@ class TermStats:
         """Idf mass of the terms some runbook uses (host names, ids and typos weigh nothing)."""
         return sum(self.idf.get(t, 0.0) for t in terms)
 
+    def title_weight(self, title: frozenset[str]) -> float:
+        """`weight(title)`, computed once per corpus title."""
+        cached = self._title_weights.get(title)
+        return self.weight(title) if cached is None else cached
+
+    def query_weights(self, q: QueryProfile) -> QueryWeights:
+        """The idf masses `overlap` divides by, computed once per query."""
+        return QueryWeights(
+            terms=self.weight(q.terms),
+            lead=self.known_weight(q.lead),
+            own_lead=self.known_weight(q.own_lead),
+        )
+
+
+class QueryWeights(NamedTuple):
+    terms: float  # idf mass of the query's terms
+    lead: float  # idf mass of its known lead terms
+    own_lead: float  # idf mass of its first sentence's own known terms
+
 
 @dataclass(frozen=True)
 class Overlap:
@@ -286,15 +309,12 @@ class Overlap:
     own_lead_cov: float  # the same for the first sentence's own words (for confidence)
 
 
-def overlap(q: QueryProfile, p: Profile, stats: TermStats, q_weight: float) -> Overlap:
-    """Overlap features of `q` against `p`; `q_weight` is `stats.weight(q.terms)`."""
-    total = q_weight or 1.0
+def overlap(q: QueryProfile, p: Profile, stats: TermStats, weights: QueryWeights) -> Overlap:
+    """Overlap features of `q` against `p`; `weights` is `stats.query_weights(q)`."""
+    total = weights.terms or 1.0
     in_title = q.terms & p.title
-    title_weight = stats.weight(p.title) or 1.0
+    title_weight = stats.title_weight(p.title) or 1.0
     matched = stats.weight(in_title)
-    lead_weight = stats.known_weight(q.lead) or 1.0
-    own_lead_weight = stats.known_weight(q.own_lead) or 1.0
-    named = p.opening | p.title
     return Overlap(
         query_cov=stats.weight(q.terms & p.terms) / total,
         title_cov=len(in_title) / len(p.title) if p.title else 0.0,
@@ -303,6 +323,6 @@ def overlap(q: QueryProfile, p: Profile, stats: TermStats, q_weight: float) -> O
         title_all=float(bool(p.title) and p.title <= q.terms),
         opening_cov=stats.weight(q.terms & p.opening) / total,
         opening_pairs=len(q.pairs & p.opening_pairs) / len(q.pairs) if q.pairs else 0.0,
-        lead_cov=stats.known_weight(q.lead & named) / lead_weight,
-        own_lead_cov=stats.known_weight(q.own_lead & named) / own_lead_weight,
+        lead_cov=stats.known_weight(q.lead & p.named) / (weights.lead or 1.0),
+        own_lead_cov=stats.known_weight(q.own_lead & p.named) / (weights.own_lead or 1.0),
     )

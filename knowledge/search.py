@@ -242,11 +242,11 @@ class Knowledge:
                         await self._keyword_lead(terms, lead, cands)
         if used != "semantic" and terms:
             qp = QueryProfile.of(text, self._stats)
-            q_weight = self._stats.weight(qp.terms)
+            weights = self._stats.query_weights(qp)
             for cand in cands.values():
                 prof = self._profiles.get(cand.slug)
                 if prof is not None:
-                    cand.overlap = overlap(qp, prof, self._stats, q_weight)
+                    cand.overlap = overlap(qp, prof, self._stats, weights)
         return fuse(list(cands.values()), self._config, used), used, len(terms)
 
     def _reads_lead(self, mode: Mode) -> bool:

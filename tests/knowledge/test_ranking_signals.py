@@ -60,7 +60,7 @@ def test_quantifier_words_in_titles_tell_siblings_apart() -> None:
     profiles = _profiles()
     stats = TermStats(profiles.values())  # type: ignore[arg-type]  # built from Profile values
     q = QueryProfile.of("Prometheus is failing to send alerts to any Alertmanager")
-    w = stats.weight(q.terms)
+    w = stats.query_weights(q)
     any_ = overlap(q, profiles["errors-sending-to-any-alertmanager"], stats, w)  # type: ignore[arg-type]
     some = overlap(q, profiles["errors-sending-to-some-alertmanagers"], stats, w)  # type: ignore[arg-type]
     assert any_.title_idf_cov > some.title_idf_cov and any_.title_cov > some.title_cov
@@ -70,7 +70,7 @@ def test_opening_section_coverage_prefers_the_runbook_that_restates_the_query() 
     profiles = _profiles()
     stats = TermStats(profiles.values())  # type: ignore[arg-type]  # built from Profile values
     q = QueryProfile.of("messages pile up because consumers are not keeping up")
-    w = stats.weight(q.terms)
+    w = stats.query_weights(q)
     backlog = overlap(q, profiles["queue-backlog"], stats, w)  # type: ignore[arg-type]
     other = overlap(q, profiles["errors-sending-to-any-alertmanager"], stats, w)  # type: ignore[arg-type]
     assert backlog.opening_cov > 0.5 > other.opening_cov
@@ -91,7 +91,7 @@ def test_lead_coverage_counts_the_first_sentence_and_ignores_unknown_names() -> 
     profiles = _profiles()
     stats = TermStats(profiles.values())  # type: ignore[arg-type]  # built from Profile values
     q = QueryProfile.of("Messages pile up in the queue xq-7f9z. Alertmanager pods restarted twice.")
-    w = stats.weight(q.terms)
+    w = stats.query_weights(q)
     backlog = overlap(q, profiles["queue-backlog"], stats, w)  # type: ignore[arg-type]
     other = overlap(q, profiles["errors-sending-to-any-alertmanager"], stats, w)  # type: ignore[arg-type]
     assert backlog.lead_cov == 1.0  # the unknown name "xq-7f9z" neither helps nor hurts
@@ -151,7 +151,7 @@ def test_the_lead_signal_credits_the_runbook_the_description_names() -> None:
         " KubeProxy has disappeared from Prometheus target discovery.",
         stats,
     )
-    w = stats.weight(q.terms)
+    w = stats.query_weights(q)
     proxy = overlap(q, profiles["kube-proxy-down"], stats, w)
     scheduler = overlap(q, profiles["kube-scheduler-down"], stats, w)
     # Read from the summary alone, the lead named no component: 0 against 1.
@@ -193,8 +193,8 @@ def test_a_title_abbreviation_matches_the_word_it_abbreviates() -> None:
     plain, related = QueryProfile.of(text), QueryProfile.of(text, stats)
     bad_config = profiles["prometheus-bad-config"]
     # "configuration" and "config" stem differently; as a prefix relative they meet.
-    assert overlap(plain, bad_config, stats, stats.weight(plain.terms)).title_cov == 1 / 3
-    assert overlap(related, bad_config, stats, stats.weight(related.terms)).title_cov == 2 / 3
+    assert overlap(plain, bad_config, stats, stats.query_weights(plain)).title_cov == 1 / 3
+    assert overlap(related, bad_config, stats, stats.query_weights(related)).title_cov == 2 / 3
     # The confidence feature still reads the lead's own words only.
     assert "config" in related.lead and related.own_lead == plain.lead
 
@@ -218,7 +218,7 @@ def test_confidence_reads_how_much_of_the_lead_the_top_runbook_restates_literall
     profiles = {slug: profile(chunk_runbook(slug, text)) for slug, text in ABBREVIATED.items()}
     stats = TermStats(profiles.values())
     q = QueryProfile.of("Configuration reload", stats)
-    o = overlap(q, profiles["prometheus-bad-config"], stats, stats.weight(q.terms))
+    o = overlap(q, profiles["prometheus-bad-config"], stats, stats.query_weights(q))
     assert o.lead_cov == 1.0 and o.own_lead_cov == 0.0
     top = Candidate(1, "prometheus-bad-config", "Prometheus bad config", overlap=o)
     assert confidence_features([(1.0, top)])[-1] == 0.0
