@@ -67,7 +67,7 @@ FUNCTION_WORDS = frozenset(
 )
 #: Sections counted as a runbook's opening (what the alert means, before how to fix it).
 OPENING_SECTIONS = 2
-#: Words of a query's first sentence that count as its lead (the problem, before the details).
+#: Words of a sentence that count as the query's lead (the problem, before the details).
 LEAD_WORDS = 12
 #: "for a reason other than CrashLoopBackOff": what follows an exclusion, up to the next
 #: punctuation, names what the problem is *not*, so it must not pull that runbook up.
