@@ -24,11 +24,14 @@ INDEX_TEXT_VERSION = "ctx-v4"
 MAX_EMBED_CHARS = 1_200
 
 #: A Markdown link or image, inline (`[text](target "title")`) or by reference (`[text][ref]`).
+#: Link text excludes `[` so a line of unclosed brackets is scanned once, not once per bracket.
 _LINK = re.compile(
-    r"!?\[([^\]\n]*)\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+\"[^\"\n]*\")?\)|!?\[([^\]\n]*)\]\[[^\]\n]*\]"
+    r"!?\[([^\[\]\n]*)\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+\"[^\"\n]*\")?\)"
+    r"|!?\[([^\[\]\n]*)\]\[[^\[\]\n]*\]"
 )
-#: Hugo shortcodes (`{{< ref "./X.md" >}}`), often a link's whole target.
-_SHORTCODE = re.compile(r"\{\{[<%].*?[>%]\}\}")
+#: Hugo shortcodes (`{{< ref "./X.md" >}}`), often a link's whole target; bounded for the same
+#: reason.
+_SHORTCODE = re.compile(r"\{\{[<%][^{}\n]{0,500}?[>%]\}\}")
 #: Link reference definitions (`[1]: https://…`) and bare URLs.
 _ADDRESS = re.compile(r"(?m)^[ \t]*\[[^\]\n]+\]:[ \t]*\S+.*$|<?\bhttps?://[^\s>]+>?")
 

@@ -75,6 +75,8 @@ def test_a_link_reads_as_its_text_and_its_address_is_dropped() -> None:
         "See Node Filesystem Files Filling Up and archive, diagram, docs or ."
         " Keep [brackets] and a[0] (as written)."
     )
+    # Brackets around a link stay as written; the link inside still loses its address.
+    assert readable("[see [the guide](https://x.io/g)]") == "[see the guide]"
     rb = chunk_runbook("dns-resolution-failure", LINKED["dns-resolution-failure"])
     vector_text = chunk_embedding_text(rb.chunks[1]) + doc_embedding_text(rb)
     assert "upstream resolver guide" in vector_text and "kafka" not in vector_text.lower()
