@@ -155,26 +155,28 @@ def without_exclusions(text: str) -> str:
     return kept if n and term_sequence(kept) else text
 
 
-def lead_text(text: str) -> str:
-    """The query's first sentence, at most LEAD_WORDS words: where people state the problem."""
-    return _sentences(text, 1)[0]
-
-
 def specific_lead_text(text: str) -> str:
-    """The lead, or the next sentence (of two) that restates all of it with more detail: alerts
+    """The query's lead (its first sentence, at most LEAD_WORDS words: where people state the
+    problem), or the next sentence (of two) that restates all of it with more detail: alerts
     give a summary, then a description naming what it is about ("Target disappeared from
     Prometheus target discovery. KubeAPI has disappeared from Prometheus target discovery.")."""
-    sentences = _sentences(text, 3)
+    return _leads(text)[0]
+
+
+def _leads(text: str) -> tuple[str, frozenset[str], frozenset[str]]:
+    """(specific lead, the first sentence's terms, the specific lead's terms), in one pass."""
+    sentences = _first_sentences(text)
     first = frozenset(term_sequence(sentences[0]))
     for later in sentences[1:3]:
-        if first and first < frozenset(term_sequence(later)):
-            return later
-    return sentences[0]
+        terms = frozenset(term_sequence(later))
+        if first and first < terms:
+            return later, first, terms
+    return sentences[0], first, first
 
 
-def _sentences(text: str, n: int) -> list[str]:
-    """The first `n` sentences (then the rest), each cut to LEAD_WORDS words."""
-    return [" ".join(s.split()[:LEAD_WORDS]) for s in _SENTENCE_END.split(text.strip(), n)]
+def _first_sentences(text: str) -> list[str]:
+    """The first three sentences (then the rest), each cut to LEAD_WORDS words."""
+    return [" ".join(s.split()[:LEAD_WORDS]) for s in _SENTENCE_END.split(text.strip(), 3)]
 
 
 def prefix_related(a: str, b: str) -> bool:
@@ -231,8 +233,8 @@ class QueryProfile:
         """The query's terms; with `stats`, each also stands for the title terms it is
         prefix-related to."""
         seq = term_sequence(text)
-        terms, own_lead = frozenset(seq), frozenset(term_sequence(lead_text(text)))
-        lead = frozenset(term_sequence(specific_lead_text(text)))
+        terms = frozenset(seq)
+        _, own_lead, lead = _leads(text)
         if stats is not None:
             terms, lead = stats.with_title_relatives(terms), stats.with_title_relatives(lead)
         return cls(terms=terms, pairs=bigrams(seq), lead=lead, own_lead=own_lead)

@@ -216,14 +216,13 @@ class Knowledge:
             else:
                 log.warning("runbook_search_keyword_fallback", extra={"reason": "no vectors"})
                 used = "keyword"
-        lead = query_terms(specific_lead_text(text))
         keyword_read = lead_read = False
         if used != "semantic" and terms:
             lead_read = every_signal or self._reads_lead(used)
             try:
                 await self._keyword(terms, cands)
                 if lead_read:
-                    await self._keyword_lead(terms, lead, cands)
+                    await self._keyword_lead(terms, text, cands)
             except BaseException:
                 if semantic is not None:
                     semantic.cancel()
@@ -239,7 +238,7 @@ class Knowledge:
                     if not keyword_read:
                         await self._keyword(terms, cands)
                     if not lead_read:
-                        await self._keyword_lead(terms, lead, cands)
+                        await self._keyword_lead(terms, text, cands)
         if used != "semantic" and terms:
             qp = QueryProfile.of(text, self._stats)
             weights = self._stats.query_weights(qp)
@@ -253,10 +252,9 @@ class Knowledge:
         """Whether `mode`'s ranking weighs the lead-only BM25F (hybrid's does not: skip it)."""
         return self._config.weights(mode)[SIGNALS.index("kw_lead")] != 0.0
 
-    async def _keyword_lead(
-        self, terms: list[str], lead: list[str], cands: dict[int, Candidate]
-    ) -> None:
+    async def _keyword_lead(self, terms: list[str], text: str, cands: dict[int, Candidate]) -> None:
         """Document BM25F of the query's lead alone (the whole query's when they are the same)."""
+        lead = query_terms(specific_lead_text(text))
         if lead and lead != terms:
             for rid, slug, title, score in await self._doc_rows(lead):
                 cands.setdefault(rid, Candidate(rid, slug, title)).kw_lead = score
