@@ -14,6 +14,7 @@ COPY bot ./bot
 COPY memory ./memory
 COPY knowledge ./knowledge
 COPY skills ./skills
+COPY evals ./evals
 RUN pip install --no-deps . \
  && useradd --system --uid 10001 --home-dir /data opsmemory \
  && mkdir -p /data && chown opsmemory /data

@@ -11,7 +11,7 @@ import random
 import statistics
 import time
 
-from memory._onnx_minilm import OnnxMiniLmEmbedder
+from memory.embedding.onnx import OnnxMiniLmEmbedder
 
 SINGLE_CALLS = 300
 BATCH_TEXTS = 1000

@@ -27,8 +27,8 @@ import time
 from pathlib import Path
 
 from knowledge.search import Knowledge
-from memory.db import Database
-from memory.embedder import OnnxMiniLmEmbedder
+from memory.embedding.embedder import OnnxMiniLmEmbedder
+from memory.store.db import Database
 
 DEFAULT_DATA = Path("/work/shared/data/runbooks")
 

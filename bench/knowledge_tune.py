@@ -1,6 +1,6 @@
 """Fit and cross-validate the runbook ranker and the abstention model (numbers in the README).
 
-Dumps every candidate's normalised signals (knowledge.fusion.signal_rows, the code search uses)
+Dumps every candidate's normalised signals (knowledge.ranking.signal_rows, the code search uses)
 for the labelled query sets, then fits a linear ranker listwise (softmax cross-entropy of the right
 runbook among each query's candidates), L2-regularised, numpy only. The honest number is
 leave-one-set-out: fit on two query sets, test on the third. Then fits the
@@ -24,11 +24,11 @@ import tempfile
 
 import numpy as np
 
-from knowledge.evaluate import auroc, load_queries
-from knowledge.fusion import SIGNALS, FusionConfig, confidence_features, signal_rows
+from evals.runbooks import auroc, load_queries
+from knowledge.ranking import SIGNALS, FusionConfig, confidence_features, signal_rows
 from knowledge.search import Knowledge
-from memory.db import Database
-from memory.embedder import OnnxMiniLmEmbedder
+from memory.embedding.embedder import OnnxMiniLmEmbedder
+from memory.store.db import Database
 
 DATA = Path("/work/shared/data/runbooks")
 SETS = {
@@ -122,7 +122,7 @@ def tune_ranker(data: dict[str, list[Query]], mode: str) -> np.ndarray:
 
 
 def conf_features(sig: np.ndarray, cands: list, w: np.ndarray) -> np.ndarray:
-    """The abstention features search computes (knowledge.fusion.confidence_features)."""
+    """The abstention features search computes (knowledge.ranking.confidence_features)."""
     if not len(cands):
         return np.zeros(len(confidence_features([])))
     s = sig @ w

@@ -20,12 +20,12 @@ from pathlib import Path
 
 import numpy as np
 
-from memory.db import Database
-from memory.embedder import build_embedder
-from memory.notes import NoteDraft, Notes
-from memory.recall import Recall
-from memory.redaction import Redactor
+from memory.embedding.embedder import build_embedder
+from memory.notes.notes import NoteDraft, Notes
+from memory.recall.recall import Recall
+from memory.redaction.redactor import Redactor
 from memory.scopes import Requester, WriteContext
+from memory.store.db import Database
 from memory.subjects import Author, SlackIdentity
 
 WORDS = [

@@ -10,7 +10,7 @@ import random
 import statistics
 import time
 
-from memory.redaction import RedactionPolicy, Redactor
+from memory.redaction.redactor import RedactionPolicy, Redactor
 
 _OPS = [
     "payments-api returned HTTP 503 for {n} minutes starting 14:32 UTC",

@@ -28,7 +28,7 @@ from bot.app import build_app
 from bot.settings import Settings
 from bot.standin import FakeSlack, SlackDriver
 from memory.incidents import Incidents
-from memory.notes import NoteDraft, Notes
+from memory.notes.notes import NoteDraft, Notes
 from memory.scopes import WriteContext
 from memory.subjects import Author, SlackIdentity
 
@@ -126,7 +126,7 @@ async def load_notes(  # type: ignore[no-untyped-def]
     notes = runtime.deps.notes
     if precomputed:
         from bench.memory_bench import PrecomputedVectors
-        from memory.embedder import build_embedder
+        from memory.embedding.embedder import build_embedder
 
         identity = build_embedder("onnx-minilm")  # name, dim and digest only; never run
         notes = Notes(runtime.deps.db, runtime.deps.redactor, PrecomputedVectors(identity))

@@ -21,32 +21,32 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 )
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot import messages
-from bot.answering import Answering
+from bot.answer import messages
+from bot.answer.compose import Answering
 from bot.approvals import Approvals
-from bot.dedupe import Dedupe
 from bot.directory import ChannelDirectory, HomeTeam, user_directory
-from bot.feedback import Feedback
 from bot.listeners.commands import UsageError
 from bot.metrics import Metrics
 from bot.pacing import ChannelPacer
-from bot.saves import SourceSaves
 from bot.settings import Settings
+from bot.state.dedupe import Dedupe
+from bot.state.feedback import Feedback
+from bot.state.saves import SourceSaves
 from memory.clock import Clock, utc_now
 from memory.errors import OpsmemoryError
 
 if TYPE_CHECKING:
-    from bot.llm import Generator
+    from bot.answer.llm import Generator
     from bot.runtime import Runtime
     from knowledge.search import Knowledge
-    from memory.controls import Controls
-    from memory.db import Database
-    from memory.episodes import Episodes
+    from memory.controls.controls import Controls
+    from memory.episodes.episodes import Episodes
     from memory.incidents import Incidents
-    from memory.notes import Notes
-    from memory.profiles import Profiles
-    from memory.recall import Recall
-    from memory.redaction import Redactor
+    from memory.notes.notes import Notes
+    from memory.profiles.profiles import Profiles
+    from memory.recall.recall import Recall
+    from memory.redaction.redactor import Redactor
+    from memory.store.db import Database
     from memory.subjects import UserDirectory
     from memory.threads import Threads
     from skills.loader import SkillIndex
@@ -144,19 +144,19 @@ async def _build_deps(
 ) -> Deps:
     import knowledge
     import skills as skills_pkg
+    from bot.answer.llm import Generator, OllamaChat, TokenLedger
     from bot.cli.redact_cmd import redaction_policy
-    from bot.llm import Generator, OllamaChat, TokenLedger
     from knowledge.search import Knowledge
-    from memory._query_cache import QueryCachingEmbedder
-    from memory.controls import Controls
-    from memory.db import Database
-    from memory.embedder import build_embedder
-    from memory.episodes import Episodes
+    from memory.controls.controls import Controls
+    from memory.embedding.cache import QueryCachingEmbedder
+    from memory.embedding.embedder import build_embedder
+    from memory.episodes.episodes import Episodes
     from memory.incidents import Incidents
-    from memory.notes import NotePolicy, Notes
-    from memory.profiles import Profiles
-    from memory.recall import Recall, RecallConfig
-    from memory.redaction import Redactor
+    from memory.notes.notes import NotePolicy, Notes
+    from memory.profiles.profiles import Profiles
+    from memory.recall.recall import Recall, RecallConfig
+    from memory.redaction.redactor import Redactor
+    from memory.store.db import Database
     from memory.threads import Threads
     from skills.loader import SkillIndex
 

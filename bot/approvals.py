@@ -14,7 +14,7 @@ from memory.clock import Clock, iso, utc_now
 from memory.errors import NotFound, PermissionDenied
 
 if TYPE_CHECKING:
-    from memory.db import Database
+    from memory.store.db import Database
 
 ACTIONS = ("rollback", "scale_out", "restart")
 Status = Literal["pending", "approved", "rejected"]
@@ -22,7 +22,7 @@ Status = Literal["pending", "approved", "rejected"]
 
 class NotAnApprover(PermissionDenied):
     def __init__(self) -> None:
-        from bot import messages
+        from bot.answer import messages
 
         super().__init__(messages.APPROVAL_REFUSED)
 

@@ -17,11 +17,11 @@ from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot import blocks
+from bot.answer import render as blocks
 
 if TYPE_CHECKING:
     from bot.app import Deps
-    from memory._digest import Digest
+    from memory.episodes.digest import Digest
 
 log = logging.getLogger("opsmemory.scheduler")
 ROLLUP_EVERY = timedelta(minutes=5)

@@ -28,9 +28,9 @@ from knowledge.corpus import Corpus
 from knowledge.errors import IndexBuildFailed
 from knowledge.index_text import INDEX_TEXT_VERSION, chunk_fields, doc_fields, embedding_texts
 from memory.clock import Clock, iso, utc_now
-from memory.db import Database, Tx
-from memory.embedder import Embedder
+from memory.embedding.embedder import Embedder
 from memory.errors import EmbeddingUnavailable
+from memory.store.db import Database, Tx
 
 log = logging.getLogger(__name__)
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import re
 
-from knowledge._fts import expand_identifiers
-from knowledge._profile import without_exclusions
 from knowledge.chunking import Chunk, ChunkedRunbook
+from knowledge.profile import without_exclusions
+from knowledge.terms import expand_identifiers
 
 #: Bump when the text given to either index changes; part of index provenance with the chunker's.
 INDEX_TEXT_VERSION = "ctx-v4"

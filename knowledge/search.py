@@ -15,8 +15,12 @@ from pathlib import Path
 
 import numpy as np
 
-from knowledge._fts import query_terms
-from knowledge._profile import (
+from knowledge.chunking import chunk_runbook
+from knowledge.corpus import Corpus, normalise_slug
+from knowledge.errors import IndexBuildFailed, InvalidQuery
+from knowledge.index import Generation, RunbookIndex, provenance_for, vec_table
+from knowledge.index_text import humanise
+from knowledge.profile import (
     Profile,
     QueryProfile,
     TermStats,
@@ -25,10 +29,7 @@ from knowledge._profile import (
     specific_lead_text,
     without_exclusions,
 )
-from knowledge.chunking import chunk_runbook
-from knowledge.corpus import Corpus, normalise_slug
-from knowledge.errors import IndexBuildFailed, InvalidQuery
-from knowledge.fusion import (
+from knowledge.ranking import (
     SIGNALS,
     Candidate,
     FusionConfig,
@@ -37,12 +38,11 @@ from knowledge.fusion import (
     confidence_features,
     fuse,
 )
-from knowledge.index import Generation, RunbookIndex, provenance_for, vec_table
-from knowledge.index_text import humanise
-from memory.db import Database, Row
-from memory.embedder import Embedder
+from knowledge.terms import query_terms
+from memory.embedding.embedder import Embedder
 from memory.errors import EmbeddingUnavailable, InvalidLimit
-from memory.fusion import fts_match
+from memory.recall.ranking import fts_match
+from memory.store.db import Database, Row
 
 log = logging.getLogger(__name__)
 

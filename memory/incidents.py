@@ -26,8 +26,8 @@ from memory.scopes import Requester, WriteContext, visibility_sql
 if TYPE_CHECKING:
     from datetime import datetime
 
-    from memory.db import Database, Row, Tx
-    from memory.redaction import Redactor
+    from memory.redaction.redactor import Redactor
+    from memory.store.db import Database, Row, Tx
 
 Status = Literal["open", "mitigated", "resolved"]
 STATUSES: tuple[str, ...] = ("open", "mitigated", "resolved")

@@ -19,7 +19,7 @@ from memory.clock import Clock, iso, utc_now
 from memory.errors import ValidationError
 
 if TYPE_CHECKING:
-    from memory.db import Database, Tx
+    from memory.store.db import Database, Tx
 
 _SLACK_ID = re.compile(r"^[A-Z0-9]{2,32}$")
 

@@ -12,17 +12,17 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from memory import _item_vectors as vectors
-from memory._audit_rows import findings_json, write_audit
 from memory.clock import Clock, iso, parse_iso, utc_now
 from memory.errors import UnknownItem, ValidationError
-from memory.redaction import Finding
+from memory.redaction.redactor import Finding
 from memory.scopes import Requester, visibility_sql
+from memory.store import item_vectors as vectors
+from memory.store.audit import findings_json, write_audit
 
 if TYPE_CHECKING:
-    from memory.db import Database, Row, Tx
-    from memory.redaction import Redactor
+    from memory.redaction.redactor import Redactor
     from memory.scopes import WriteContext
+    from memory.store.db import Database, Row, Tx
 
 ID_PREFIX = "message:"
 MAX_MESSAGE_CHARS = 40_000  # Slack's own limit on message text

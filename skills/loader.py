@@ -16,7 +16,7 @@ from pathlib import Path
 import yaml
 
 from memory.errors import InvalidLimit
-from memory.words import STOP_WORDS
+from memory.text import STOP_WORDS
 
 log = logging.getLogger(__name__)
 

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from bot.settings import Settings
-from memory.db import Database
-from memory.embedder import Embedder, build_embedder
-from memory.redaction import Redactor
+from memory.embedding.embedder import Embedder, build_embedder
+from memory.redaction.redactor import Redactor
+from memory.store.db import Database
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 

@@ -49,9 +49,10 @@ def _imports(path: Path) -> set[str]:
 @pytest.mark.parametrize(
     ("package", "forbidden"),
     [
-        ("memory", {"slack_bolt", "slack_sdk", "bot", "knowledge", "skills"}),
-        ("knowledge", {"slack_bolt", "slack_sdk", "bot"}),
-        ("skills", {"slack_bolt", "slack_sdk", "bot"}),
+        ("memory", {"slack_bolt", "slack_sdk", "bot", "knowledge", "skills", "evals"}),
+        ("knowledge", {"slack_bolt", "slack_sdk", "bot", "evals"}),
+        ("skills", {"slack_bolt", "slack_sdk", "bot", "evals"}),
+        ("evals", {"slack_bolt", "slack_sdk", "bot"}),
     ],
 )
 def test_domain_packages_import_no_slack(package: str, forbidden: set[str]) -> None:
@@ -63,5 +64,11 @@ def test_domain_packages_import_no_slack(package: str, forbidden: set[str]) -> N
     assert not offenders
 
 
-def test_answer_composition_imports_no_slack() -> None:
-    assert not _imports(ROOT / "bot" / "answering.py") & {"slack_bolt", "slack_sdk"}
+def test_answer_package_imports_no_slack() -> None:
+    """Composing and rendering an answer is plain data in, plain data out (issue 20)."""
+    offenders = {
+        str(path.relative_to(ROOT)): sorted(_imports(path) & {"slack_bolt", "slack_sdk"})
+        for path in (ROOT / "bot" / "answer").rglob("*.py")
+        if _imports(path) & {"slack_bolt", "slack_sdk"}
+    }
+    assert not offenders

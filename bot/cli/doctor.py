@@ -35,7 +35,7 @@ def add_doctor_parser(sub: argparse._SubParsersAction) -> None:
 
 
 async def _sqlite(settings: Settings) -> Check:
-    from memory.db import sqlite_info
+    from memory.store.db import sqlite_info
 
     info = sqlite_info()
     return Check(
@@ -44,8 +44,8 @@ async def _sqlite(settings: Settings) -> Check:
 
 
 async def _database(settings: Settings) -> Check:
-    from memory.db import Database
-    from memory.migrations import current_version
+    from memory.store.db import Database
+    from memory.store.migrations import current_version
 
     db = await Database.open(settings.database_path, readers=0)
     try:
@@ -57,7 +57,7 @@ async def _database(settings: Settings) -> Check:
 
 async def _redaction(settings: Settings) -> Check:
     from bot.cli.redact_cmd import redaction_policy
-    from memory.redaction import Redactor
+    from memory.redaction.redactor import Redactor
 
     redactor = Redactor(redaction_policy(settings))
     started = time.perf_counter()
@@ -73,7 +73,7 @@ async def _redaction(settings: Settings) -> Check:
 
 
 async def _embedder(settings: Settings) -> Check:
-    from memory.embedder import build_embedder
+    from memory.embedding.embedder import build_embedder
 
     embedder = build_embedder(
         settings.embedder,

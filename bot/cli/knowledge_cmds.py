@@ -9,11 +9,11 @@ import tempfile
 from pathlib import Path
 
 from bot.settings import Settings
-from knowledge.evaluate import evaluate, load_queries
-from knowledge.fusion import MODES
+from evals.runbooks import evaluate, load_queries
+from knowledge.ranking import MODES
 from knowledge.search import Knowledge
-from memory.db import Database
-from memory.embedder import build_embedder
+from memory.embedding.embedder import build_embedder
+from memory.store.db import Database
 
 DEFAULT_RUNBOOKS = Path(__file__).resolve().parents[2] / "knowledge" / "runbooks"
 DEFAULT_MODE = "hybrid"  # chosen by measurement: see the README's retrieval table

@@ -44,8 +44,8 @@ def add_memory_parser(sub: argparse._SubParsersAction) -> None:
 
 
 async def run_memory(args: argparse.Namespace, settings: Settings) -> int:
-    from memory.controls import Controls, check_subject_id
-    from memory.db import Database
+    from memory.controls.controls import Controls, check_subject_id
+    from memory.store.db import Database
 
     subject = check_subject_id(args.subject)
     db = await Database.open(settings.database_path)

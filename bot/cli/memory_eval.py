@@ -86,11 +86,11 @@ def add_eval_memory_parser(sub: argparse._SubParsersAction) -> argparse.Argument
 
 async def run_eval_memory(args: argparse.Namespace, settings: Settings) -> int:
     """Run the evaluation; print a table (and JSON with --json); return the exit code."""
-    from memory.db import Database
-    from memory.embedder import build_embedder
-    from memory.evaluate import MemoryEval
-    from memory.recall import RecallConfig
-    from memory.redaction import RedactionPolicy, Redactor
+    from evals.memory import MemoryEval
+    from memory.embedding.embedder import build_embedder
+    from memory.recall.recall import RecallConfig
+    from memory.redaction.redactor import RedactionPolicy, Redactor
+    from memory.store.db import Database
 
     embedder = build_embedder(
         settings.embedder,

@@ -26,7 +26,7 @@ def add_redact_parser(sub: argparse._SubParsersAction) -> None:
 
 def redaction_policy(settings: Settings):  # -> RedactionPolicy, imported lazily (Presidio is heavy)
     """The redaction policy the settings describe."""
-    from memory.redaction import RedactionPolicy
+    from memory.redaction.redactor import RedactionPolicy
 
     return RedactionPolicy(
         redact_ip_addresses=settings.redact_ip_addresses,
@@ -36,7 +36,7 @@ def redaction_policy(settings: Settings):  # -> RedactionPolicy, imported lazily
 
 
 async def run_redact(args: argparse.Namespace, settings: Settings) -> int:
-    from memory.redaction import Redactor
+    from memory.redaction.redactor import Redactor
 
     raw = sys.stdin.buffer.read()
     try:

@@ -6,7 +6,7 @@ import argparse
 import asyncio
 import signal
 
-from bot import messages
+from bot.answer import messages
 from bot.settings import Settings, SettingsError
 
 

@@ -9,10 +9,11 @@ from typing import TYPE_CHECKING, Any
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot import blocks, messages
+from bot.answer import messages
+from bot.answer import render as blocks
 from bot.directory import incident_for, write_context
 from bot.listeners.home import publish_home
-from bot.saves import SourceKey
+from bot.state.saves import SourceKey
 
 if TYPE_CHECKING:
     from bot.app import Deps

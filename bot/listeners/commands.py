@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from slack_bolt.async_app import AsyncApp
 
-from bot import messages
+from bot.answer import messages
 from bot.directory import incident_for, requester_for, write_context
 from memory.errors import OpsmemoryError, ValidationError
 from memory.incidents import Incident

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot import blocks
+from bot.answer import render as blocks
 from bot.directory import requester_for
 
 if TYPE_CHECKING:

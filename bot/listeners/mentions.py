@@ -14,8 +14,9 @@ import ollama
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot import blocks, messages
-from bot.answering import Answer, Question, ThreadKey
+from bot.answer import messages
+from bot.answer import render as blocks
+from bot.answer.compose import Answer, Question, ThreadKey
 from bot.directory import incident_for, requester_for
 from memory.errors import RedactionFailed
 

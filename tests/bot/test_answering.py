@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from bot.answering import Source, _budget, _proposals, estimate_tokens
+from bot.answer.compose import Source, _budget, _proposals, estimate_tokens
 
 
 def test_sources_beyond_the_token_budget_are_left_out_and_kept_ones_are_numbered() -> None:

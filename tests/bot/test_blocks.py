@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import html
 
-from bot import blocks
-from bot.answering import Answer, ProposedAction, SimilarIncident, Source
+from bot.answer import render as blocks
+from bot.answer.compose import Answer, ProposedAction, SimilarIncident, Source
 from bot.standin.methods import block_problems
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from bot.answering import Answer, Source
-from bot.llm import compact_history, unknown_citations
+from bot.answer.compose import Answer, Source
+from bot.answer.llm import compact_history, unknown_citations
 
 
 def test_citation_of_a_source_not_given_is_detected() -> None:

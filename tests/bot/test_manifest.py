@@ -7,8 +7,8 @@ from pathlib import Path
 
 import yaml
 
-from bot import blocks
-from bot.answering import Answer, ProposedAction
+from bot.answer import render as blocks
+from bot.answer.compose import Answer, ProposedAction
 
 ROOT = Path(__file__).resolve().parents[2]
 LISTENERS = ROOT / "bot" / "listeners"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from bot import messages
+from bot.answer import messages
 from bot.runtime import Runtime
 from bot.standin import FakeSlack, SlackDriver
 from tests.e2e.workspace import ALICE, BOB, GUEST, INCIDENT, SECRET, answered, eventually

@@ -7,7 +7,7 @@ from typing import Any
 
 from presidio_analyzer import EntityRecognizer
 
-from memory.redaction import Redactor
+from memory.redaction.redactor import Redactor
 
 
 class CrashingRecognizer(EntityRecognizer):

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from memory.db import Database
-from memory.embedder import OnnxMiniLmEmbedder
+from memory.embedding.embedder import OnnxMiniLmEmbedder
+from memory.store.db import Database
 
 RUNBOOKS = {
     "kube-api-down": """---

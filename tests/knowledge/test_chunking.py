@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from knowledge._fts import expand_identifiers, query_terms, split_identifier
 from knowledge.chunking import CHUNKER_VERSION, chunk_runbook, github_anchor
+from knowledge.terms import expand_identifiers, query_terms, split_identifier
 from tests.knowledge.conftest import RUNBOOKS
 
 

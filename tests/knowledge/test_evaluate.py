@@ -10,7 +10,7 @@ import pytest
 
 from bot.cli.knowledge_cmds import add_eval_runbooks_parser, run_eval_runbooks
 from bot.settings import Settings
-from knowledge.evaluate import BadQueriesFile, auroc, load_queries
+from evals.runbooks import BadQueriesFile, auroc, load_queries
 
 SHIPPED = Path(__file__).resolve().parents[2] / "knowledge" / "runbooks"
 

@@ -10,8 +10,8 @@ import pytest
 
 from knowledge.index import INDEX_VERSION
 from knowledge.search import Knowledge
-from memory.db import Database
-from memory.embedder import OllamaEmbedder, OnnxMiniLmEmbedder
+from memory.embedding.embedder import OllamaEmbedder, OnnxMiniLmEmbedder
+from memory.store.db import Database
 from tests.fakes.ollama_server import FakeOllama
 
 

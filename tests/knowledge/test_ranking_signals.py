@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from knowledge._profile import (
+from knowledge.chunking import chunk_runbook
+from knowledge.profile import (
     ABBREVIATIONS,
     LEAD_WORDS,
     QueryProfile,
@@ -17,10 +18,9 @@ from knowledge._profile import (
     term_sequence,
     without_exclusions,
 )
-from knowledge.chunking import chunk_runbook
-from knowledge.fusion import Candidate, confidence_features
+from knowledge.ranking import Candidate, confidence_features
 from knowledge.search import Knowledge
-from memory.db import Database
+from memory.store.db import Database
 from tests.knowledge.conftest import write_corpus
 
 SIBLINGS = {

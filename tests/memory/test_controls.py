@@ -6,17 +6,17 @@ import json
 
 import pytest
 
-from memory.controls import Controls, InvalidSubjectId
-from memory.db import Database
-from memory.embedder import OnnxMiniLmEmbedder
-from memory.episodes import Episodes
+from memory.controls.controls import Controls, InvalidSubjectId
+from memory.embedding.embedder import OnnxMiniLmEmbedder
+from memory.episodes.episodes import Episodes
 from memory.errors import UnknownItem
 from memory.incidents import Incidents
-from memory.notes import Notes
-from memory.profiles import Profiles
-from memory.recall import Recall
-from memory.redaction import Redactor
+from memory.notes.notes import Notes
+from memory.profiles.profiles import Profiles
+from memory.recall.recall import Recall
+from memory.redaction.redactor import Redactor
 from memory.scopes import Requester, WriteContext
+from memory.store.db import Database
 from memory.subjects import Author
 from memory.threads import Threads
 from tests.memory.contexts import ALICE, BOB, ctx

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from memory.db import Database
 from memory.errors import StorageError
+from memory.store.db import Database
 
 
 async def test_every_connection_has_wal_foreign_keys_and_sqlite_vec(db: Database) -> None:
@@ -85,7 +85,7 @@ def test_a_command_that_fails_before_closing_the_database_still_exits(tmp_path: 
     script = (
         "import asyncio, sys\n"
         "from pathlib import Path\n"
-        "from memory.db import Database\n"
+        "from memory.store.db import Database\n"
         "async def main():\n"
         f"    await Database.open(Path({str(tmp_path)!r}) / 'x.db')\n"
         "    sys.exit(3)\n"

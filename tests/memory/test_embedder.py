@@ -11,14 +11,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memory._onnx_minilm import MODEL_SHA256, TOKENIZER_PATH, _Loaded, default_model_path
-from memory.embedder import (
+from memory.embedding.embedder import (
     Embedder,
     EmbeddingUnavailable,
     OllamaEmbedder,
     OnnxMiniLmEmbedder,
     build_embedder,
 )
+from memory.embedding.onnx import MODEL_SHA256, TOKENIZER_PATH, _Loaded, default_model_path
 from tests.fakes.ollama_server import FakeOllama, fake_vector
 
 INCIDENT_TEXTS = [

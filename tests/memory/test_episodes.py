@@ -8,13 +8,13 @@ from datetime import timedelta
 
 import pytest
 
-from memory.db import Database
-from memory.embedder import OnnxMiniLmEmbedder
-from memory.episodes import Episodes
+from memory.embedding.embedder import OnnxMiniLmEmbedder
+from memory.episodes.episodes import Episodes
 from memory.incidents import Incidents
-from memory.notes import Notes
-from memory.redaction import Redactor
+from memory.notes.notes import Notes
+from memory.redaction.redactor import Redactor
 from memory.scopes import Requester
+from memory.store.db import Database
 from memory.threads import Threads
 from tests.fakes.ollama_server import FakeOllama
 from tests.memory.contexts import ALICE, BOB, ctx

@@ -1,12 +1,12 @@
-"""Neighbour context joins notes of a conversation only (memory._exchange, issue 4)."""
+"""Neighbour context joins notes of a conversation only (memory.notes.exchange, issue 4)."""
 
 from __future__ import annotations
 
 import random
 
-from memory._exchange import exchange_sql, in_exchange
-from memory.notes import NoteDraft, Notes
-from memory.recall import Recall
+from memory.notes.exchange import exchange_sql, in_exchange
+from memory.notes.notes import NoteDraft, Notes
+from memory.recall.recall import Recall
 from memory.scopes import Requester
 from tests.memory.contexts import ALICE, BOB, ctx
 

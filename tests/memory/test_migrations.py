@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from memory.db import Database
 from memory.errors import SchemaTooNew
-from memory.migrations import Migration, apply_migrations, current_version, load_migrations
+from memory.store.db import Database
+from memory.store.migrations import Migration, apply_migrations, current_version, load_migrations
 
 
 async def test_fresh_database_reaches_newest_version(db: Database) -> None:

@@ -7,13 +7,13 @@ import json
 import numpy as np
 import pytest
 
-from memory.controls import Controls
-from memory.db import Database
+from memory.controls.controls import Controls
 from memory.errors import EmptyText, NoteTooLong, RedactionFailed, UnknownIncident
 from memory.incidents import Incidents
-from memory.notes import NoteDraft, NotePolicy, Notes, OnlySecrets
-from memory.recall import Recall
+from memory.notes.notes import NoteDraft, NotePolicy, Notes, OnlySecrets
+from memory.recall.recall import Recall
 from memory.scopes import Requester, WriteContext
+from memory.store.db import Database
 from memory.subjects import Author, SlackIdentity
 from tests.conftest import FakeClock as Clock
 from tests.fakes.crashing_recognizer import crashing_redactor

@@ -7,13 +7,13 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from memory._extraction import SourceMessage
-from memory.db import Database
-from memory.embedder import OnnxMiniLmEmbedder
+from memory.embedding.embedder import OnnxMiniLmEmbedder
 from memory.errors import EmptyText, RedactionFailed, UnknownItem
-from memory.profiles import FactOnlySecrets, FactTooLong, Profiles
-from memory.redaction import Redactor
+from memory.profiles.extraction import SourceMessage
+from memory.profiles.profiles import FactOnlySecrets, FactTooLong, Profiles
+from memory.redaction.redactor import Redactor
 from memory.scopes import Requester, WriteContext
+from memory.store.db import Database
 from memory.subjects import Author
 from tests.fakes.crashing_recognizer import crashing_redactor
 from tests.fakes.ollama_server import FakeOllama

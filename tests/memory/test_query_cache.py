@@ -8,8 +8,8 @@ from collections.abc import AsyncIterator
 import numpy as np
 import pytest
 
-from memory._ollama_embed import OllamaEmbedder
-from memory._query_cache import QueryCachingEmbedder
+from memory.embedding.cache import QueryCachingEmbedder
+from memory.embedding.ollama import OllamaEmbedder
 from memory.errors import EmbeddingUnavailable
 from tests.fakes.ollama_server import FakeOllama
 

@@ -6,11 +6,11 @@ from datetime import timedelta
 
 import pytest
 
-from memory._notes_fts import KeywordConfig
 from memory.errors import InvalidLimit
 from memory.incidents import Incidents
-from memory.notes import NotePolicy, Notes
-from memory.recall import Recall, RecallConfig
+from memory.notes.notes import NotePolicy, Notes
+from memory.recall.keyword import KeywordConfig
+from memory.recall.recall import Recall, RecallConfig
 from memory.scopes import Requester
 from tests.conftest import FakeClock as Clock
 from tests.memory.contexts import ALICE, BOB, ctx

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from memory.errors import RedactionConfigError, RedactionFailed
-from memory.redaction import Finding, Redacted, RedactionPolicy, Redactor
+from memory.redaction.redactor import Finding, Redacted, RedactionPolicy, Redactor
 
 
 @pytest.fixture(scope="module")
@@ -259,7 +259,7 @@ async def test_person_names_with_a_missing_model_is_a_config_error_not_a_downloa
 
 
 def test_importing_redaction_loads_no_presidio() -> None:
-    code = "import sys, memory.redaction; print('presidio_analyzer' in sys.modules)"
+    code = "import sys, memory.redaction.redactor; print('presidio_analyzer' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 

@@ -6,7 +6,6 @@ import itertools
 
 import pytest
 
-from memory.db import Database
 from memory.errors import PermissionDenied
 from memory.scopes import (
     GUEST_WRITE_REFUSED,
@@ -17,6 +16,7 @@ from memory.scopes import (
     visibility_sql,
     visible_partitions,
 )
+from memory.store.db import Database
 from memory.subjects import Author, SlackIdentity
 
 ROWS = [  # (name, scope, team, channel, private, owner)

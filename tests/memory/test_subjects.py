@@ -7,7 +7,7 @@ from datetime import timedelta
 
 import pytest
 
-from memory.db import Database
+from memory.store.db import Database
 from memory.subjects import (
     Author,
     InvalidSlackId,

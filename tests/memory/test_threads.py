@@ -6,11 +6,11 @@ from datetime import timedelta
 
 import pytest
 
-from memory.db import Database
-from memory.episodes import Episodes
+from memory.episodes.episodes import Episodes
 from memory.errors import RedactionFailed
-from memory.redaction import Redactor
+from memory.redaction.redactor import Redactor
 from memory.scopes import Requester, WriteContext
+from memory.store.db import Database
 from memory.subjects import Author
 from memory.threads import NotChannelMemory, Threads
 from tests.fakes.crashing_recognizer import crashing_redactor

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from memory.time_hints import periods_in
+from memory.recall.time_hints import periods_in
 
 NOW = datetime(2026, 11, 30, 15, 0, tzinfo=UTC)
 

@@ -1,0 +1,263 @@
+"""Answer composition (no Slack here): recall → runbook retrieval → matching skills → a
+token-budgeted set of numbered sources, rendered first as a deterministic cited answer.
+
+The LLM step (bot/llm.py) may only rephrase over these same sources; blocks.py renders the result.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from collections.abc import Awaitable
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Literal, TypeVar
+
+from memory.errors import EmbeddingUnavailable
+from memory.text import STOP_WORDS
+
+if TYPE_CHECKING:
+    from knowledge.search import Knowledge
+    from memory.episodes.episodes import Episodes
+    from memory.profiles.profiles import Profiles
+    from memory.recall.recall import Recall
+    from memory.scopes import Requester
+    from skills.loader import SkillIndex
+
+SourceKind = Literal["runbook", "incident", "mine", "episode", "skill"]
+ActionKind = Literal["rollback", "scale_out", "restart"]
+T = TypeVar("T")
+
+# A runbook or skill that suggests one of these gets a *proposal* button; the words only pick
+# which fixed kind to propose, they can never approve or run anything (issue 5, approvals).
+_ACTION_WORDS: dict[ActionKind, re.Pattern[str]] = {
+    "rollback": re.compile(r"\broll(?:ing)?[ -]?back\b", re.I),
+    "scale_out": re.compile(r"\bscale[ -]?(?:out|up)\b|\bincrease (?:the )?replicas\b", re.I),
+    "restart": re.compile(r"\brestart\b", re.I),
+}
+
+
+def estimate_tokens(text: str) -> int:
+    """A cheap, stable token estimate (about 4 characters per token for English)."""
+    return len(text) // 4 + 1
+
+
+@dataclass(frozen=True)
+class ThreadKey:
+    team_id: str
+    channel_id: str
+    thread_ts: str
+
+
+@dataclass(frozen=True)
+class Question:
+    requester: Requester
+    text: str
+    thread: ThreadKey
+    incident_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Source:
+    """One citable item; `key` ("S1") is what an answer cites, `label` what a person reads."""
+
+    key: str
+    kind: SourceKind
+    label: str
+    text: str
+    url: str | None = None
+
+
+@dataclass(frozen=True)
+class SimilarIncident:
+    incident_id: str
+    title: str
+    why: str
+    url: str | None = None
+
+
+@dataclass(frozen=True)
+class ProposedAction:
+    kind: ActionKind
+    source_label: str  # e.g. "rollback-deploy › Steps" (a slug/heading, never free text)
+
+
+@dataclass(frozen=True)
+class Answer:
+    summary: str
+    sources: tuple[Source, ...] = ()
+    similar: tuple[SimilarIncident, ...] = ()
+    actions: tuple[ProposedAction, ...] = ()
+    abstained: bool = False
+    generated: bool = False
+    notice: str | None = None
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+    def of_kind(self, *kinds: SourceKind) -> list[Source]:
+        return [s for s in self.sources if s.kind in kinds]
+
+
+@dataclass(frozen=True)
+class AnsweringConfig:
+    context_tokens: int = 1_800  # what the sources may take in a prompt
+    runbook_hits: int = 3
+    memories: int = 6
+    skills: int = 2
+
+
+class Answering:
+    """Builds the cited answer from memory, runbooks and skills for one question."""
+
+    def __init__(
+        self,
+        *,
+        recall: Recall,
+        knowledge: Knowledge | None,
+        skills: SkillIndex | None,
+        profiles: Profiles | None,
+        episodes: Episodes | None,
+        config: AnsweringConfig = AnsweringConfig(),
+    ) -> None:
+        self._recall, self._knowledge, self._skills = recall, knowledge, skills
+        self._profiles, self._episodes, self.config = profiles, episodes, config
+
+    async def compose(self, q: Question) -> Answer:
+        """The deterministic cited answer (no LLM): always available, always cited."""
+        timings: dict[str, float] = {}
+        memories, hits, mine, episodes, similar = await asyncio.gather(
+            self._timed(timings, "recall", self._memories(q)),
+            self._timed(timings, "runbooks", self._runbooks(q)),
+            self._timed(timings, "profile", self._profile(q)),
+            self._timed(timings, "episodes", self._past_threads(q)),
+            self._timed(timings, "similar", self._similar(q)),
+        )
+        skills = self._skills.match(q.text, limit=self.config.skills) if self._skills else []
+        candidates = [*hits, *memories, *mine, *episodes]
+        candidates += [Source("", "skill", f"skill {s.name}", s.description) for s in skills]
+        sources = _budget(candidates, self.config.context_tokens)
+        actions = _proposals(sources, [s.body for s in skills])
+        runbooks = [s for s in sources if s.kind == "runbook"]
+        summary = _summary(runbooks, [s for s in sources if s.kind in ("incident", "mine")])
+        return Answer(
+            summary,
+            tuple(sources),
+            tuple(similar),
+            tuple(actions),
+            abstained=not runbooks,
+            timings_ms=timings,
+        )
+
+    async def _timed(self, timings: dict[str, float], name: str, aw: Awaitable[T]) -> T:
+        """Await `aw`, recording how long it took under `name`."""
+        started = time.perf_counter()
+        try:
+            return await aw
+        finally:
+            timings[name] = (time.perf_counter() - started) * 1000
+
+    async def _memories(self, q: Question) -> list[Source]:
+        items = await self._recall.recall(
+            q.requester, q.text, k=self.config.memories, incident=q.incident_id
+        )
+        # Recall returns notes; episodes and profile facts come from their own stages below.
+        return [
+            Source(
+                "",
+                "mine" if item.scope == "user" else "incident",
+                f"{item.kind} {item.id}",
+                item.text,
+                item.permalink,
+            )
+            for item in items
+        ]
+
+    async def _profile(self, q: Question) -> list[Source]:
+        """The asker's own facts that share a word with the question (at most 3)."""
+        if self._profiles is None:
+            return []
+        words = _words(q.text)
+        facts = await self._profiles.for_requester(q.requester, limit=50)
+        hits = [f for f in facts if words & _words(f.text)][:3]
+        return [Source("", "mine", f"your memory {f.id}", f.text, f.permalink) for f in hits]
+
+    async def _past_threads(self, q: Question) -> list[Source]:
+        if self._episodes is None:
+            return []
+        hits = await self._episodes.search(q.requester, q.text, k=2)
+        return [
+            Source("", "episode", f"{h.episode.id} {h.episode.title[:60]}", h.episode.summary)
+            for h in hits
+        ]
+
+    async def _runbooks(self, q: Question) -> list[Source]:
+        if self._knowledge is None:
+            return []
+        try:
+            result = await self._knowledge.search(q.text, limit=self.config.runbook_hits)
+        except EmbeddingUnavailable:
+            result = await self._knowledge.search(
+                q.text, limit=self.config.runbook_hits, mode="keyword"
+            )
+        if result.abstained:
+            return []
+        return [
+            Source("", "runbook", f"{hit.slug} › {sec.heading}", sec.snippet, sec.url)
+            for hit in result.hits
+            for sec in hit.sections[:2]
+        ]
+
+    async def _similar(self, q: Question) -> list[SimilarIncident]:
+        matches = await self._recall.similar_incidents(q.requester, q.text, limit=3)
+        return [
+            SimilarIncident(m.incident.id, m.incident.title, m.why)
+            for m in matches
+            if m.incident.id != q.incident_id
+        ]
+
+
+def _budget(candidates: list[Source], budget: int) -> list[Source]:
+    """Keep sources in priority order until the token budget is spent; number what is kept."""
+    kept: list[Source] = []
+    used = 0
+    for source in candidates:
+        cost = estimate_tokens(source.label) + estimate_tokens(source.text)
+        if used + cost > budget:
+            continue
+        used += cost
+        kept.append(replace(source, key=f"S{len(kept) + 1}"))
+    return kept
+
+
+def _proposals(sources: list[Source], skill_bodies: list[str]) -> list[ProposedAction]:
+    out: list[ProposedAction] = []
+    texts = [(s.label, s.text) for s in sources if s.kind == "runbook"]
+    texts += [("skill", body) for body in skill_bodies]
+    for label, text in texts:
+        for kind, pattern in _ACTION_WORDS.items():
+            if pattern.search(text) and all(a.kind != kind for a in out):
+                out.append(ProposedAction(kind, label if label != "skill" else "a matching skill"))
+    return out
+
+
+def _summary(runbooks: list[Source], memories: list[Source]) -> str:
+    if not runbooks and not memories:
+        return "I found nothing in the runbooks or in memory that answers this."
+    parts = []
+    if runbooks:
+        top = runbooks[0]
+        parts.append(f"Start with *{top.label}* [{top.key}]: {_first_sentence(top.text)}")
+    if memories:
+        top = memories[0]
+        parts.append(f"Memory says [{top.key}]: {_first_sentence(top.text)}")
+    return "\n".join(parts)
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z0-9][a-z0-9-]{2,}", text.lower()) if w not in STOP_WORDS}
+
+
+def _first_sentence(text: str, limit: int = 280) -> str:
+    flat = " ".join(text.split())
+    match = re.match(r"(.+?[.!?])(\s|$)", flat)
+    sentence = match.group(1) if match else flat
+    return sentence if len(sentence) <= limit else sentence[: limit - 1] + "…"

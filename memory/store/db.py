@@ -1,0 +1,238 @@
+"""The one async SQLite layer: sqlean driver, pragmas, sqlite-vec on every connection, one writer.
+
+Reads go to a small pool of reader connections (WAL lets them run beside the writer); every write
+goes through `Database.transaction()`, which serialises writers behind one asyncio lock and takes
+`BEGIN IMMEDIATE`, so concurrent tasks never see "database is locked" and a failed write rolls back
+completely.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any, Protocol, cast
+
+import aiosqlite
+import sqlean
+import sqlite_vec
+
+from memory.errors import StorageError
+
+log = logging.getLogger(__name__)
+
+
+class Row(Protocol):
+    """What a read returns (a `sqlean.Row`): columns by position or by name."""
+
+    def __getitem__(self, key: int | str, /) -> Any: ...
+    def __iter__(self) -> Iterator[Any]: ...
+    def __len__(self) -> int: ...
+    def keys(self) -> list[str]: ...
+
+
+Params = Sequence[Any] | Mapping[str, Any]
+DriverError = sqlean.Error
+IntegrityError = sqlean.IntegrityError
+
+BUSY_TIMEOUT_MS = 10_000
+
+
+PRAGMAS = (
+    f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}",
+    "PRAGMA foreign_keys = ON",
+    "PRAGMA synchronous = NORMAL",
+    "PRAGMA temp_store = MEMORY",
+)
+
+
+def _connect_raw(path: str) -> sqlean.Connection:
+    """Open one driver connection with sqlite-vec loaded (pragmas follow, see PRAGMAS)."""
+    conn = sqlean.connect(path, isolation_level=None, check_same_thread=False)
+    conn.row_factory = sqlean.Row
+    conn.enable_load_extension(True)
+    sqlite_vec.load(conn)
+    conn.enable_load_extension(False)
+    return conn
+
+
+def sqlite_info() -> dict[str, str | bool]:
+    """SQLite version and which extensions work, for `opsmemory doctor`."""
+    conn = _connect_raw(":memory:")
+    try:
+        for pragma in PRAGMAS:
+            conn.execute(pragma)
+        version = conn.execute("SELECT sqlite_version()").fetchone()[0]
+        vec = conn.execute("SELECT vec_version()").fetchone()[0]
+        conn.execute("CREATE VIRTUAL TABLE t USING fts5(x)")
+        return {"sqlite": version, "fts5": True, "sqlite_vec": vec}
+    finally:
+        conn.close()
+
+
+class Tx:
+    """The open write transaction handed to `async with db.transaction() as tx`."""
+
+    def __init__(self, conn: aiosqlite.Connection) -> None:
+        self._conn = conn
+
+    async def execute(self, sql: str, params: Params = ()) -> int:
+        """Run one statement; return lastrowid (useful after INSERT)."""
+        cur = await self._conn.execute(sql, params)
+        rowid = cur.lastrowid or 0
+        await cur.close()
+        return rowid
+
+    async def execute_rowcount(self, sql: str, params: Params = ()) -> int:
+        """Run one statement; return how many rows it changed."""
+        cur = await self._conn.execute(sql, params)
+        count = cur.rowcount
+        await cur.close()
+        return count
+
+    async def executemany(self, sql: str, rows: Iterable[Params]) -> None:
+        await self._conn.executemany(sql, rows)
+
+    async def fetchall(self, sql: str, params: Params = ()) -> list[Row]:
+        return cast("list[Row]", list(await self._conn.execute_fetchall(sql, params)))
+
+    async def fetchone(self, sql: str, params: Params = ()) -> Row | None:
+        rows = await self.fetchall(sql, params)
+        return rows[0] if rows else None
+
+
+class Database:
+    """An opened, migrated opsmemory database file."""
+
+    def __init__(
+        self, path: Path, writer: aiosqlite.Connection, readers: list[aiosqlite.Connection]
+    ) -> None:
+        self.path = path
+        self._writer = writer
+        self._readers = readers
+        self._next_reader = itertools.cycle(range(len(readers)))
+        self._write_lock = asyncio.Lock()
+
+    @classmethod
+    async def open(cls, path: Path, *, readers: int = 2, migrate: bool = True) -> Database:
+        """Open (creating if needed) and migrate the database at `path`."""
+        from memory.store.migrations import apply_migrations  # migrations import Tx from here
+
+        _check_parent_writable(path)
+        writer = await _open_async(path)
+        try:
+            await _enable_wal(writer, path)
+            db = cls(path, writer, [])
+            if migrate:
+                await apply_migrations(db)
+            db._readers = [await _open_async(path) for _ in range(readers)]
+            db._next_reader = itertools.cycle(range(readers))
+        except BaseException:
+            await writer.close()
+            raise
+        return db
+
+    async def close(self) -> None:
+        for conn in [self._writer, *self._readers]:
+            await conn.close()
+
+    async def trace(self, callback: Callable[[str], object] | None) -> None:
+        """Call `callback` with every statement any connection runs (None stops): diagnostics
+        and tests that count what one request reads."""
+        for conn in [self._writer, *self._readers]:
+            await conn.set_trace_callback(cast(Any, callback))  # None stops tracing
+
+    def _reader(self) -> aiosqlite.Connection:
+        if not self._readers:
+            return self._writer
+        return self._readers[next(self._next_reader)]
+
+    async def fetchall(self, sql: str, params: Params = ()) -> list[Row]:
+        """Run a read on a reader connection."""
+        return cast("list[Row]", list(await self._reader().execute_fetchall(sql, params)))
+
+    async def fetchone(self, sql: str, params: Params = ()) -> Row | None:
+        rows = await self.fetchall(sql, params)
+        return rows[0] if rows else None
+
+    async def scalar(self, sql: str, params: Params = ()) -> Any:
+        row = await self.fetchone(sql, params)
+        return None if row is None else row[0]
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[Tx]:
+        """Serialised write transaction: commits on success, rolls back everything on error."""
+        async with self._write_lock:
+            await self._writer.execute("BEGIN IMMEDIATE")
+            try:
+                yield Tx(self._writer)
+            except BaseException:
+                await self._writer.execute("ROLLBACK")
+                raise
+            else:
+                await self._writer.execute("COMMIT")
+
+    async def execute(self, sql: str, params: Params = ()) -> int:
+        """One write statement in its own transaction; returns lastrowid."""
+        async with self.transaction() as tx:
+            return await tx.execute(sql, params)
+
+
+def _check_parent_writable(path: Path) -> None:
+    parent = path.parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StorageError(
+            f"Cannot create the data directory {parent} ({exc.strerror}); "
+            "set OPSMEMORY_DATA_DIR to a writable directory."
+        ) from None
+    probe = parent / ".opsmemory-write-check"
+    try:
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        raise StorageError(
+            f"The data directory {parent} is not writable ({exc.strerror}); "
+            "fix its permissions or set OPSMEMORY_DATA_DIR to a writable directory."
+        ) from None
+
+
+async def _open_async(path: Path) -> aiosqlite.Connection:
+    conn = aiosqlite.Connection(lambda: _connect_raw(str(path)), iter_chunk_size=256)
+    # aiosqlite's worker thread is non-daemon: a command that fails before close() would hang
+    # the process at exit forever. WAL makes an abrupt end safe (SQLite recovers on next open).
+    conn._thread.daemon = True
+    try:
+        await conn
+    except DriverError as exc:
+        raise StorageError(
+            f"Cannot open the database at {path} ({exc}); check the path and its permissions."
+        ) from None
+    try:
+        for pragma in PRAGMAS:
+            await conn.execute(pragma)
+    except DriverError as exc:
+        await conn.close()
+        raise StorageError(
+            f"The database at {path} is not a readable SQLite file ({exc}); "
+            "move it aside or restore a backup."
+        ) from None
+    return conn
+
+
+async def _enable_wal(conn: aiosqlite.Connection, path: Path) -> None:
+    try:
+        rows = await conn.execute_fetchall("PRAGMA journal_mode = WAL")
+    except DriverError as exc:
+        await conn.close()
+        raise StorageError(
+            f"The database at {path} is not a readable SQLite file ({exc}); "
+            "move it aside or restore a backup."
+        ) from None
+    mode = next(iter(rows))[0]
+    if str(mode).lower() != "wal":
+        log.warning("journal_mode_not_wal", extra={"mode": mode})
