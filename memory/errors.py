@@ -8,6 +8,9 @@ OpsmemoryError                  base: message = the problem and the fix
 ├── EmbeddingUnavailable        embedder missing, corrupt or unreachable: fall back to keyword
 ├── ValidationError             bad input at an edge (ids, text, limits)
 │   ├── NoteTooLong, EmptyText, InvalidIncidentId, InvalidSlug, InvalidLimit
+│   ├── InvalidSlackId, InvalidSubjectId, InvalidScope, InvalidKind, InvalidIncidentField
+│   ├── OnlySecrets, FactOnlySecrets, FactTooLong   nothing left to save, or too long
+│   └── NotChannelMemory        thread messages are channel memory only
 ├── NotFound                    UnknownIncident, UnknownRunbook, UnknownItem
 └── PermissionDenied            the requester may not do this (guest writes, approvals)
 """
@@ -105,3 +108,60 @@ class UnknownItem(NotFound):
 
 class PermissionDenied(OpsmemoryError):
     """The requester may not do this."""
+
+
+class NotChannelMemory(ValidationError):
+    def __init__(self) -> None:
+        super().__init__("Thread messages are channel memory; capture them with scope channel.")
+
+
+class InvalidSlackId(ValidationError):
+    """A team, enterprise or user id does not look like a Slack id."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(f"The {what} id is not a Slack id; pass ids like T0123ABC or U0123ABC.")
+
+
+class FactTooLong(ValidationError):
+    def __init__(self, *, limit: int, got: int) -> None:
+        self.limit, self.got = limit, got
+        super().__init__(
+            f"Profile facts can be at most {limit:,} characters; this one has {got:,}."
+        )
+
+
+class FactOnlySecrets(ValidationError):
+    def __init__(self) -> None:
+        super().__init__(
+            "That fact held only secrets or personal data, so nothing was saved; "
+            "write it without them."
+        )
+
+
+class OnlySecrets(ValidationError):
+    def __init__(self) -> None:
+        super().__init__(
+            "That note held only secrets or personal data, so nothing was saved; "
+            "describe what happened without them."
+        )
+
+
+class InvalidKind(ValidationError):
+    def __init__(self, allowed: tuple[str, ...]) -> None:
+        self.allowed = allowed
+        super().__init__(f"Note kind must be one of {', '.join(allowed)}.")
+
+
+class InvalidSubjectId(ValidationError):
+    def __init__(self) -> None:
+        super().__init__("That is not a subject id; use the form T0123ABC/U0123ABC.")
+
+
+class InvalidScope(ValidationError):
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+
+
+class InvalidIncidentField(ValidationError):
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)

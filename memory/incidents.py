@@ -8,7 +8,6 @@ explicitly (`/incident open`) or recognised from the channel name (default patte
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
@@ -16,12 +15,14 @@ from typing import TYPE_CHECKING, Literal
 from memory.clock import Clock, iso, parse_iso, utc_now
 from memory.errors import (
     EmptyText,
+    InvalidIncidentField,
     InvalidIncidentId,
     RedactionFailed,
     UnknownIncident,
-    ValidationError,
 )
-from memory.scopes import Requester, WriteContext, visibility_sql
+from memory.scopes import Requester, WriteContext
+from memory.store import incidents as store
+from memory.store.audit import write_audit
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -36,11 +37,6 @@ SYSTEM_SUBJECT = "opsmemory"  # owner of incidents recognised from a channel nam
 MAX_TITLE = 200
 _ID = re.compile(r"^\s*(?:inc[-_ ]?|#)?0*(\d{1,9})\s*$", re.IGNORECASE)
 _NUMBER_IN_NAME = re.compile(r"(\d{1,9})")
-
-
-class InvalidIncidentField(ValidationError):
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
 
 
 def parse_incident_id(text: str) -> str:
@@ -66,11 +62,6 @@ class Incident:
     @property
     def number(self) -> int:
         return int(self.id.removeprefix("inc-"))
-
-
-_COLUMNS = (
-    "id, team_id, channel_id, channel_is_private, title, severity, status, opened_at, resolved_at"
-)
 
 
 def _incident(row: Row) -> Incident:
@@ -121,18 +112,14 @@ class Incidents:
         async with self._db.transaction() as tx:
             # A channel named like an incident registers itself on its first message; opening
             # it explicitly then names that incident instead of failing as "already tracked".
-            adopted = await tx.fetchone(
-                f"UPDATE memory_incidents SET title = ?, severity = ?, owner_subject_id = ?"
-                f" WHERE team_id = ? AND channel_id = ? AND owner_subject_id = ?"
-                f" RETURNING {_COLUMNS}",
-                (
-                    title,
-                    severity,
-                    ctx.author.subject_id,
-                    ctx.team_id,
-                    channel_id,
-                    SYSTEM_SUBJECT,
-                ),
+            adopted = await store.adopt(
+                tx,
+                team_id=ctx.team_id,
+                channel_id=channel_id,
+                from_owner=SYSTEM_SUBJECT,
+                owner=ctx.author.subject_id,
+                title=title,
+                severity=severity,
             )
             if adopted is not None:
                 return _incident(adopted)
@@ -155,29 +142,18 @@ class Incidents:
 
     async def get(self, team_id: str, incident_id: str) -> Incident:
         canonical = parse_incident_id(incident_id)
-        row = await self._db.fetchone(
-            f"SELECT {_COLUMNS} FROM memory_incidents WHERE team_id = ? AND id = ?",
-            (team_id, canonical),
-        )
+        row = await store.get(self._db, team_id, canonical)
         if row is None:
             raise UnknownIncident(canonical)
         return _incident(row)
 
     async def get_visible(self, requester: Requester, incident_id: str) -> Incident | None:
-        """The incident if `requester` may see it (scopes.visibility_sql), else None."""
-        vis, params = visibility_sql(requester, alias="i")
-        row = await self._db.fetchone(
-            f"SELECT {_COLUMNS} FROM memory_incidents i"
-            f" WHERE i.team_id = :team AND i.id = :id AND {vis}",
-            {**params, "team": requester.team_id, "id": parse_incident_id(incident_id)},
-        )
+        """The incident if `requester` may see it (the visibility filter), else None."""
+        row = await store.get_visible(self._db, requester, parse_incident_id(incident_id))
         return None if row is None else _incident(row)
 
     async def for_channel(self, team_id: str, channel_id: str) -> Incident | None:
-        row = await self._db.fetchone(
-            f"SELECT {_COLUMNS} FROM memory_incidents WHERE team_id = ? AND channel_id = ?",
-            (team_id, channel_id),
-        )
+        row = await store.for_channel(self._db, team_id, channel_id)
         return None if row is None else _incident(row)
 
     async def recognise_channel(
@@ -191,10 +167,7 @@ class Incidents:
         wanted = int(found[1]) if found and int(found[1]) > 0 else None
         title = self._pattern.sub("", channel_name, count=1).replace("-", " ").strip()
         async with self._db.transaction() as tx:
-            again = await tx.fetchone(
-                f"SELECT {_COLUMNS} FROM memory_incidents WHERE team_id = ? AND channel_id = ?",
-                (team_id, channel_id),
-            )
+            again = await store.for_channel(tx, team_id, channel_id)
             if again is not None:
                 return _incident(again)
             return await self._insert(
@@ -217,11 +190,8 @@ class Incidents:
         canonical = parse_incident_id(incident_id)
         now = iso((clock or self._clock)())
         async with self._db.transaction() as tx:
-            changed = await tx.execute_rowcount(
-                "UPDATE memory_incidents SET status = :status,"
-                " resolved_at = CASE WHEN :status = 'resolved' THEN :now ELSE NULL END"
-                " WHERE team_id = :team AND id = :id",
-                {"status": status, "now": now, "team": team_id, "id": canonical},
+            changed = await store.set_status(
+                tx, team_id=team_id, incident_id=canonical, status=status, now=now
             )
             if not changed:
                 raise UnknownIncident(canonical)
@@ -229,12 +199,7 @@ class Incidents:
 
     async def list_recent(self, requester: Requester, limit: int = 10) -> list[Incident]:
         """Newest incidents the requester may see."""
-        where, params = visibility_sql(requester, alias="i")
-        rows = await self._db.fetchall(
-            f"SELECT {_COLUMNS} FROM memory_incidents i WHERE {where}"
-            " ORDER BY opened_at DESC LIMIT :limit",
-            {**params, "limit": max(1, min(limit, 100))},
-        )
+        rows = await store.recent_visible(self._db, requester, limit=max(1, min(limit, 100)))
         return [_incident(r) for r in rows]
 
     async def _insert(
@@ -249,51 +214,39 @@ class Incidents:
         severity: str,
         number: int | None,
     ) -> Incident:
-        taken = await tx.fetchone(
-            "SELECT id FROM memory_incidents WHERE team_id = ? AND channel_id = ?",
-            (team_id, channel_id),
-        )
+        taken = await store.id_for_channel(tx, team_id, channel_id)
         if taken is not None:
             raise InvalidIncidentField(
-                f"This channel already tracks {taken['id']}; open the new incident in its own "
-                "channel."
+                f"This channel already tracks {taken}; open the new incident in its own channel."
             )
-        if number is not None and await tx.fetchone(
-            "SELECT 1 FROM memory_incidents WHERE team_id = ? AND number = ?", (team_id, number)
-        ):
+        if number is not None and await store.number_taken(tx, team_id, number):
             number = None
         if number is None:
-            top = await tx.fetchone(
-                "SELECT coalesce(max(number), 0) AS n FROM memory_incidents WHERE team_id = ?",
-                (team_id,),
-            )
-            number = int(top["n"]) + 1 if top else 1
+            number = await store.highest_number(tx, team_id) + 1
         now = iso(self._clock())
         incident_id = f"inc-{number}"
-        await tx.execute(
-            "INSERT INTO memory_incidents (team_id, id, number, channel_id, channel_is_private,"
-            " owner_subject_id, title, severity, status, opened_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'open', ?)",
-            (
-                team_id,
-                incident_id,
-                number,
-                channel_id,
-                int(is_private),
-                owner,
-                title,
-                severity,
-                now,
-            ),
+        await store.insert(
+            tx,
+            team_id=team_id,
+            incident_id=incident_id,
+            number=number,
+            channel_id=channel_id,
+            is_private=is_private,
+            owner=owner,
+            title=title,
+            severity=severity,
+            opened_at=now,
         )
-        await tx.execute(
-            "INSERT INTO memory_audit (at, action, subject_id, team_id, channel_id, scope, item_id,"
-            " findings) VALUES (?, 'incident.open', ?, ?, ?, 'channel', ?, ?)",
-            (now, owner, team_id, channel_id, incident_id, json.dumps({})),
+        await write_audit(
+            tx,
+            at=now,
+            action="incident.open",
+            subject_id=owner,
+            team_id=team_id,
+            channel_id=channel_id,
+            scope="channel",
+            item_id=incident_id,
         )
-        row = await tx.fetchone(
-            f"SELECT {_COLUMNS} FROM memory_incidents WHERE team_id = ? AND id = ?",
-            (team_id, incident_id),
-        )
+        row = await store.get(tx, team_id, incident_id)
         assert row is not None  # just inserted in this transaction
         return _incident(row)

@@ -1,4 +1,4 @@
-"""Scopes: who may see a memory row, defined once and applied inside the SQL of every read.
+"""Scopes: who may see a memory row, defined once; `store.visibility` applies it inside every read.
 
     user       only the subject who wrote it, asking from that subject's own org: the workspace
                its subject id names, or any workspace of its Enterprise Grid org (subjects.py)
@@ -17,17 +17,14 @@ may see and nothing, not even a count, leaks from other partitions.
 
 from __future__ import annotations
 
-import json
-import re
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from memory.errors import PermissionDenied, ValidationError
+from memory.errors import InvalidScope, PermissionDenied
 from memory.subjects import Author
 
 Scope = Literal["user", "channel", "workspace"]
 SCOPES: tuple[str, ...] = get_args(Scope)
-_ALIAS = re.compile(r"^[a-z_][a-z0-9_]{0,30}$")
 
 GUEST_WRITE_REFUSED = (
     "Guests and people from other organisations can read answers here but cannot save to opsmemory."
@@ -39,11 +36,6 @@ class GuestWriteRefused(PermissionDenied):
 
     def __init__(self) -> None:
         super().__init__(GUEST_WRITE_REFUSED)
-
-
-class InvalidScope(ValidationError):
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
 
 
 @dataclass(frozen=True)
@@ -129,41 +121,6 @@ class WriteContext:
         )
 
 
-def visibility_sql(requester: Requester, *, alias: str) -> tuple[str, dict[str, object]]:
-    """THE visibility filter: a boolean SQL expression over `alias` and its named parameters.
-
-    The table must carry scope, team_id, channel_id, channel_is_private, owner_subject_id.
-    """
-    if not _ALIAS.match(alias):
-        raise ValueError(f"bad SQL alias {alias!r}")
-    a = alias
-    # `+team_id`: a team holds nearly every row, so an index on it is never selective; without
-    # the `+` SQLite chose a multi-index OR over the whole team instead of the caller's id list
-    # (recall over 100k notes: 87 ms for the row fetch instead of 0.6 ms).
-    sql = f"""(
-        ({a}.scope = 'user' AND {a}.owner_subject_id = :vis_subject
-            AND (+{a}.team_id = :vis_own_team OR :vis_own_everywhere = 1))
-        OR ({a}.scope = 'channel' AND +{a}.team_id = :vis_team AND (
-                {a}.channel_id = :vis_channel
-                OR ({a}.channel_is_private = 0 AND (
-                    :vis_every_public = 1
-                    OR {a}.channel_id IN (SELECT value FROM json_each(:vis_members))))))
-        OR ({a}.scope = 'workspace' AND +{a}.team_id = :vis_team AND :vis_workspace = 1)
-    )"""
-    params: dict[str, object] = {
-        "vis_subject": requester.subject_id,
-        # NULL matches no row: a subject from another org sees none of its user rows here.
-        "vis_own_team": requester.team_id if requester.sees_own_rows else None,
-        "vis_own_everywhere": int(requester.own_rows_everywhere),
-        "vis_team": requester.team_id,
-        "vis_channel": requester.channel_id,
-        "vis_members": json.dumps(sorted(requester.member_channel_ids)),
-        "vis_every_public": int(requester.every_public_channel),
-        "vis_workspace": int(requester.sees_workspace),
-    }
-    return sql, params
-
-
 def partition_key_for(
     *,
     scope: str,
@@ -172,7 +129,7 @@ def partition_key_for(
     channel_is_private: bool,
     owner_subject_id: str,
 ) -> str:
-    """The vector partition a row belongs to; mirrors `visibility_sql` exactly."""
+    """The vector partition a row belongs to; mirrors `store.visibility.visibility_sql` exactly."""
     if scope == "user":
         return f"u:{owner_subject_id}"
     if scope == "channel":
@@ -185,9 +142,10 @@ def partition_key_for(
 def visible_partitions(requester: Requester) -> list[str]:
     """Every partition the requester may search: self, team, this channel, public member channels.
 
-    Mirrors `visibility_sql` for user and workspace rows. Channel keys carry no team (existing
-    vectors are stored that way), so for a channel id that also exists in another workspace the
-    partition holds that workspace's rows too: every caller re-checks hits with `visibility_sql`.
+    Mirrors the SQL filter (`store.visibility`) for user and workspace rows. Channel keys carry
+    no team (existing vectors are stored that way), so for a channel id that also exists in
+    another workspace the partition holds that workspace's rows too: every caller re-checks hits
+    with `visibility_sql`.
     """
     if requester.every_public_channel:
         raise ValueError("a public-audience requester reads through SQL only, not vectors")

@@ -16,7 +16,8 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from memory.clock import Clock, iso, utc_now
-from memory.errors import ValidationError
+from memory.errors import InvalidSlackId
+from memory.store import subjects as store
 
 if TYPE_CHECKING:
     from memory.store.db import Database, Tx
@@ -33,13 +34,6 @@ class SlackIdentity:
     enterprise_id: str | None = None
     is_guest: bool = False
     is_external: bool = False  # Slack Connect: a user from another organisation
-
-
-class InvalidSlackId(ValidationError):
-    """A team, enterprise or user id does not look like a Slack id."""
-
-    def __init__(self, what: str) -> None:
-        super().__init__(f"The {what} id is not a Slack id; pass ids like T0123ABC or U0123ABC.")
 
 
 def _check_id(value: str | None, what: str) -> None:
@@ -152,29 +146,16 @@ class Subjects:
     async def remember(self, tx: Tx, author: Author) -> None:
         """Upsert the author inside the caller's write transaction."""
         ident = author.identity
-        await tx.execute(
-            """
-            INSERT INTO memory_subjects
-                (subject_id, enterprise_id, team_id, user_id, display_name, first_seen, last_seen)
-            VALUES (:sid, :ent, :team, :user, :name, :now, :now)
-            ON CONFLICT (subject_id) DO UPDATE SET
-                display_name = CASE WHEN excluded.display_name = '' THEN display_name
-                                    ELSE excluded.display_name END,
-                last_seen = excluded.last_seen
-            """,
-            {
-                "sid": author.subject_id,
-                "ent": ident.enterprise_id,
-                "team": ident.team_id,
-                "user": ident.user_id,
-                "name": author.display_name,
-                "now": iso(self._clock()),
-            },
+        await store.upsert(
+            tx,
+            subject_id=author.subject_id,
+            enterprise_id=ident.enterprise_id,
+            team_id=ident.team_id,
+            user_id=ident.user_id,
+            display_name=author.display_name,
+            now=iso(self._clock()),
         )
 
     async def display_name(self, subject_id: str) -> str | None:
         """The last display name seen for a subject (None when unknown)."""
-        value = await self._db.scalar(
-            "SELECT display_name FROM memory_subjects WHERE subject_id = ?", (subject_id,)
-        )
-        return None if value is None else str(value)
+        return await store.display_name(self._db, subject_id)

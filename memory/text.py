@@ -1,7 +1,22 @@
-"""Function words: the words that match every text and rank none, shared by every matcher that
-compares a question with stored text (recall, skill matching, answer composition)."""
+"""Words shared by every matcher: stop lists, tokenizers, FTS5 MATCH quoting and rank fusion.
+
+Memory recall, episodes, skills and answer composition read questions as topic words
+(`topic_terms`, `STOP_WORDS`); the runbook index splits identifiers (`KubeAPIDown` -> kube api
+down) on both the indexed text and the query (`identifier_terms`, `expand_identifiers`). Query
+terms are always quoted for FTS5, so no user text is ever parsed as FTS5 syntax.
+"""
 
 from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Literal
+
+#: How a search combines its evidence: words only, vectors only, or both fused.
+Mode = Literal["keyword", "semantic", "hybrid"]
+MODES: tuple[Mode, ...] = ("keyword", "semantic", "hybrid")
+
+_WORD = re.compile(r"\w+", re.UNICODE)
 
 # Function words and question scaffolding. Quantifiers and negations are in here because
 # these matchers look for topics; runbook ranking keeps its own list because "any" vs "some"
@@ -21,3 +36,150 @@ STOP_WORDS = frozenset(
     asked ask
     """.split()  # noqa: SIM905 -- a word list reads better as text
 )
+
+
+def topic_terms(text: str, *, max_terms: int = 32) -> list[str]:
+    """Distinct lowercase content words of a question, in order."""
+    seen: dict[str, None] = {}
+    for word in _WORD.findall(text.lower()):
+        if word in STOP_WORDS or (len(word) < 2 and not word.isdigit()):
+            continue
+        seen.setdefault(word, None)
+    return list(seen)[:max_terms]
+
+
+def fts_match(terms: Sequence[str]) -> str | None:
+    """An FTS5 MATCH expression: any term (BM25 ranks those with more, rarer terms higher)."""
+    if not terms:
+        return None
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+
+
+def rrf(rankings: Sequence[tuple[Sequence[int], float]], *, k: float = 60.0) -> dict[int, float]:
+    """Weighted reciprocal-rank fusion of best-first id lists."""
+    scores: dict[int, float] = {}
+    for ids, weight in rankings:
+        for rank, item in enumerate(ids):
+            scores[item] = scores.get(item, 0.0) + weight / (k + rank + 1)
+    return scores
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z0-9]+(?:[-_.][A-Za-z0-9]+)*")
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+
+#: The runbook index's shorter list: quantifiers stay searchable there ("any" vs "some" tells
+#: sibling runbooks apart), so it is not STOP_WORDS.
+RUNBOOK_STOP_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "been",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "for",
+        "from",
+        "had",
+        "has",
+        "have",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "may",
+        "might",
+        "no",
+        "not",
+        "of",
+        "on",
+        "or",
+        "our",
+        "so",
+        "such",
+        "than",
+        "that",
+        "the",
+        "their",
+        "then",
+        "there",
+        "these",
+        "this",
+        "those",
+        "to",
+        "was",
+        "were",
+        "will",
+        "with",
+        "within",
+        "would",
+        "you",
+        "your",
+        "which",
+        "when",
+        "what",
+        "who",
+        "how",
+        "all",
+        "any",
+        "has",
+        "been",
+        "being",
+        "more",
+        "most",
+        "other",
+        "some",
+        "very",
+        "only",
+        "also",
+        "just",
+        "over",
+        "per",
+    ]
+)
+MAX_IDENTIFIER_TERMS = 40
+
+
+def split_identifier(word: str) -> list[str]:
+    """Parts of one identifier: `KubeAPIDown` -> [kube, api, down]; `kube-api_down` likewise."""
+    parts: list[str] = []
+    for piece in re.split(r"[-_.]", word):
+        parts.extend(p.lower() for p in _CAMEL.findall(piece))
+    return parts
+
+
+def expand_identifiers(text: str) -> str:
+    """Text with every compound identifier followed by its parts, for indexing."""
+    out: list[str] = []
+    for match in _IDENTIFIER.finditer(text):
+        word = match[0]
+        parts = split_identifier(word)
+        joined = re.sub(r"[-_.]", "", word).lower()
+        out.append(joined)
+        if len(parts) > 1:
+            out.extend(parts)
+    return " ".join(out)
+
+
+def identifier_terms(text: str) -> list[str]:
+    """Distinct, lowercase runbook-search terms of a query (identifiers split, stopwords and numbers out)."""
+    seen: dict[str, None] = {}
+    for match in _IDENTIFIER.finditer(text):
+        word = match[0]
+        parts = split_identifier(word)
+        candidates = [re.sub(r"[-_.]", "", word).lower(), *parts] if len(parts) > 1 else parts
+        for term in candidates:
+            if term.isdigit() or len(term) < 2 or term in RUNBOOK_STOP_WORDS:
+                continue
+            seen.setdefault(term, None)
+    return list(seen)[:MAX_IDENTIFIER_TERMS]

@@ -1,14 +1,15 @@
 """Episodes: one thread's captured messages rolled up into a searchable, scoped summary.
 
-The summary is extractive and deterministic (`_episode_summary`); an LLM summary is optional and
-stored beside it. Episodes are channel memory: every read goes through `scopes.visibility_sql`,
-and vectors live in the thread channel's partition. The daily digest is in `_digest`.
+The summary is extractive and deterministic (`summary`); an LLM summary is optional and stored
+beside it. Episodes are channel memory: every read applies the visibility filter in SQL, and
+vectors live in the thread channel's partition. The daily digest is in `digest`.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -16,47 +17,29 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic import ValidationError as SchemaError
 
-from memory.clock import Clock, iso, parse_iso, utc_now
+from memory.clock import Clock, iso, utc_now
 from memory.episodes.digest import Digest, build_digest
+from memory.episodes.model import Episode, row_to_episode
 from memory.episodes.summary import summarise
-from memory.errors import EmbeddingUnavailable, InvalidLimit, UnknownItem
+from memory.errors import EmbeddingUnavailable, InvalidLimit
 from memory.profiles.extraction import Chat
-from memory.recall.ranking import fts_match, query_terms, rrf
-from memory.scopes import Requester, partition_key_for, visibility_sql, visible_partitions
-from memory.store import item_vectors as vectors
-from memory.threads import drop_episode
+from memory.scopes import Requester, partition_key_for, visible_partitions
+from memory.store import episodes as store
+from memory.store import incidents as incident_store
+from memory.store import threads as thread_store
+from memory.store import vectors
+from memory.text import fts_match, rrf, topic_terms
 
 if TYPE_CHECKING:
     from memory.embedding.embedder import Embedder
     from memory.redaction.redactor import Redactor
-    from memory.store.db import Database, Row
+    from memory.store.db import Database
 
 log = logging.getLogger(__name__)
 
-ID_PREFIX = "episode:"
 MAX_LIMIT = 100
-# fusion.rrf scores 1 / (k + rank + 1); k = 59 keeps episodes' long-standing 1 / (60 + rank).
+# text.rrf scores 1 / (k + rank + 1); k = 59 keeps episodes' long-standing 1 / (60 + rank).
 RRF_K = 59.0
-
-
-@dataclass(frozen=True)
-class Episode:
-    id: str
-    team_id: str
-    channel_id: str
-    channel_is_private: bool
-    thread_ts: str
-    incident_id: str | None
-    owner_subject_id: str
-    title: str
-    summary: str
-    llm_summary: str | None
-    sections: dict[str, list[str]]
-    participants: tuple[str, ...]
-    message_count: int
-    started_at: datetime
-    ended_at: datetime
-    updated_at: datetime
 
 
 @dataclass(frozen=True)
@@ -68,42 +51,6 @@ class EpisodeHit:
 class _LlmSummary(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
     summary: str = Field(min_length=1, max_length=1500)
-
-
-def episode_id(rowid: int) -> str:
-    return f"{ID_PREFIX}{rowid}"
-
-
-def parse_episode_id(item_id: str) -> int:
-    if not item_id.startswith(ID_PREFIX) or not item_id[len(ID_PREFIX) :].isdigit():
-        raise UnknownItem(item_id[:40])
-    return int(item_id[len(ID_PREFIX) :])
-
-
-COLUMNS = """e.id, e.team_id, e.channel_id, e.channel_is_private, e.thread_ts, e.incident_id,
-    e.owner_subject_id, e.title, e.summary, e.llm_summary, e.sections, e.participants,
-    e.message_count, e.started_at, e.ended_at, e.updated_at"""
-
-
-def row_to_episode(row: Row) -> Episode:
-    return Episode(
-        id=episode_id(row["id"]),
-        team_id=row["team_id"],
-        channel_id=row["channel_id"],
-        channel_is_private=bool(row["channel_is_private"]),
-        thread_ts=row["thread_ts"],
-        incident_id=row["incident_id"],
-        owner_subject_id=row["owner_subject_id"],
-        title=row["title"],
-        summary=row["summary"],
-        llm_summary=row["llm_summary"],
-        sections=json.loads(row["sections"]),
-        participants=tuple(json.loads(row["participants"])),
-        message_count=int(row["message_count"]),
-        started_at=parse_iso(row["started_at"]),
-        ended_at=parse_iso(row["ended_at"]),
-        updated_at=parse_iso(row["updated_at"]),
-    )
 
 
 class Episodes:
@@ -130,46 +77,32 @@ class Episodes:
         now = iso(self._clock())
         if not messages:
             async with self._db.transaction() as tx:
-                await drop_episode(tx, team_id, channel_id, thread_ts)
+                await store.delete_thread_episode(tx, team_id, channel_id, thread_ts)
             return None
         s = summarise(messages)
         root = messages[0]
         vector = await self._embed(f"{s.title}\n{s.text}")
         async with self._db.transaction() as tx:
-            incident = await tx.fetchone(
-                "SELECT id FROM memory_incidents WHERE team_id = ? AND channel_id = ?",
-                (team_id, channel_id),
+            await store.upsert(
+                tx,
+                team_id=team_id,
+                channel_id=channel_id,
+                channel_is_private=bool(root.channel_is_private),
+                owner_subject_id=root.author_subject_id,
+                thread_ts=thread_ts,
+                incident_id=await incident_store.id_for_channel(tx, team_id, channel_id),
+                title=s.title,
+                summary=s.text,
+                sections=json.dumps(s.sections),
+                participants=json.dumps(s.participants),
+                message_count=len(messages),
+                started_at=iso(s.started_at),
+                ended_at=iso(s.ended_at),
+                now=now,
             )
-            params = {
-                "team": team_id,
-                "channel": channel_id,
-                "private": int(root.channel_is_private),
-                "owner": root.author_subject_id,
-                "thread": thread_ts,
-                "incident": incident["id"] if incident else None,
-                "title": s.title,
-                "summary": s.text,
-                "sections": json.dumps(s.sections),
-                "participants": json.dumps(s.participants),
-                "count": len(messages),
-                "started": iso(s.started_at),
-                "ended": iso(s.ended_at),
-                "now": now,
-            }
-            await tx.execute(_UPSERT, params)
-            row = await tx.fetchone(
-                "SELECT id FROM memory_episodes WHERE team_id = ? AND channel_id = ?"
-                " AND thread_ts = ?",
-                (team_id, channel_id, thread_ts),
-            )
-            rowid = int(row["id"]) if row else 0
-            await tx.execute(
-                "DELETE FROM memory_episode_participants WHERE episode_id = ?", (rowid,)
-            )
-            await tx.executemany(
-                "INSERT INTO memory_episode_participants (episode_id, subject_id) VALUES (?, ?)",
-                [(rowid, p) for p in s.participants],
-            )
+            found = await store.id_for_thread(tx, team_id, channel_id, thread_ts)
+            rowid = found if found is not None else 0
+            await store.replace_participants(tx, rowid, s.participants)
             await vectors.delete_items(tx, "episode", [rowid])
             if vector is not None and self._embedder is not None:
                 part = partition_key_for(
@@ -190,29 +123,17 @@ class Episodes:
         """The newest episodes the requester may see."""
         if not 1 <= limit <= MAX_LIMIT:
             raise InvalidLimit(got=limit, cap=MAX_LIMIT)
-        where, params = visibility_sql(requester, alias="e")
-        rows = await self._db.fetchall(
-            f"SELECT {COLUMNS} FROM memory_episodes AS e WHERE {where}"
-            " ORDER BY e.ended_at DESC, e.id DESC LIMIT :limit",
-            {**params, "limit": limit},
-        )
+        rows = await store.recent_visible(self._db, requester, limit=limit)
         return [row_to_episode(r) for r in rows]
 
     async def search(self, requester: Requester, query: str, k: int = 5) -> list[EpisodeHit]:
         """Visible episodes matching `query`: keyword hits, then vector hits, best first."""
         if not 1 <= k <= MAX_LIMIT:
             raise InvalidLimit(got=k, cap=MAX_LIMIT)
-        where, params = visibility_sql(requester, alias="e")
         keyword: list[int] = []
-        match = fts_match(query_terms(query))
+        match = fts_match(topic_terms(query))
         if match:
-            rows = await self._db.fetchall(
-                "SELECT e.id FROM memory_episodes_fts f JOIN memory_episodes e ON e.id = f.rowid"
-                f" WHERE memory_episodes_fts MATCH :match AND {where}"
-                " ORDER BY bm25(memory_episodes_fts) LIMIT :k",
-                {**params, "match": match, "k": k},
-            )
-            keyword = [int(r[0]) for r in rows]
+            keyword = await store.keyword_ids(self._db, requester, match, k=k)
         semantic: list[int] = []
         vector = await self._embed(query)
         if vector is not None and self._embedder is not None:
@@ -228,11 +149,8 @@ class Episodes:
         scores = rrf([(keyword, 1.0), (semantic, 1.0)], k=RRF_K)
         if not scores:
             return []
-        rows = await self._db.fetchall(  # re-check visibility on the rows themselves
-            f"SELECT {COLUMNS} FROM memory_episodes AS e"
-            f" WHERE e.id IN (SELECT value FROM json_each(:ids)) AND {where}",
-            {**params, "ids": json.dumps(sorted(scores))},
-        )
+        # Vector partitions are coarser than the filter: re-check visibility on the rows.
+        rows = await store.visible_by_ids(self._db, requester, scores)
         hits = [EpisodeHit(row_to_episode(r), scores[int(r["id"])]) for r in rows]
         hits.sort(key=lambda h: h.score, reverse=True)
         return hits[:k]
@@ -244,9 +162,7 @@ class Episodes:
         return await build_digest(self._db, team_id, since=since, until=until or self._clock())
 
     async def _get(self, rowid: int) -> Episode | None:
-        row = await self._db.fetchone(
-            f"SELECT {COLUMNS} FROM memory_episodes AS e WHERE e.id = ?", (rowid,)
-        )
+        row = await store.get(self._db, rowid)
         return None if row is None else row_to_episode(row)
 
     async def _embed(self, text: str):  # -> np.ndarray | None
@@ -258,7 +174,7 @@ class Episodes:
             log.warning("episode_embedding_unavailable")
             return None
 
-    async def _llm_summary(self, rowid: int, messages: list, chat: Chat) -> None:
+    async def _llm_summary(self, rowid: int, messages: Sequence[_Msg], chat: Chat) -> None:
         """Ask the model for a prose summary of already-redacted lines; invalid output is dropped."""
         lines = [{"ts": m.ts, "text": m.text} for m in messages[-200:]]
         prompt = [
@@ -274,18 +190,12 @@ class Episodes:
         assert self._redactor is not None  # checked by the caller
         clean = await self._redactor.redact(summary)
         async with self._db.transaction() as tx:
-            await tx.execute(
-                "UPDATE memory_episodes SET llm_summary = ? WHERE id = ?", (clean.text, rowid)
-            )
+            await store.set_llm_summary(tx, rowid, clean.text)
 
 
-async def _read_thread(db: Database, team_id: str, channel_id: str, thread_ts: str) -> list:
+async def _read_thread(db: Database, team_id: str, channel_id: str, thread_ts: str) -> list[_Msg]:
     """The thread's captured rows, ordered by ts (system read: roll-ups serve the channel)."""
-    rows = await db.fetchall(
-        "SELECT ts, text, owner_subject_id, channel_is_private FROM memory_thread_messages"
-        " WHERE team_id = ? AND channel_id = ? AND thread_ts = ? ORDER BY CAST(ts AS REAL), ts",
-        (team_id, channel_id, thread_ts),
-    )
+    rows = await thread_store.thread_lines(db, team_id, channel_id, thread_ts)
     return [
         _Msg(r["ts"], r["text"], r["owner_subject_id"], bool(r["channel_is_private"])) for r in rows
     ]
@@ -304,17 +214,3 @@ _LLM_PROMPT = (
     "found, what was decided and done, and what is still open. Use only the messages given. "
     'Answer with JSON only: {"summary": "..."} in at most 8 sentences.'
 )
-
-_UPSERT = """
-INSERT INTO memory_episodes
-    (team_id, channel_id, channel_is_private, owner_subject_id, thread_ts, incident_id, title,
-     summary, sections, participants, message_count, started_at, ended_at, created_at, updated_at)
-VALUES (:team, :channel, :private, :owner, :thread, :incident, :title, :summary, :sections,
-        :participants, :count, :started, :ended, :now, :now)
-ON CONFLICT (team_id, channel_id, thread_ts) DO UPDATE SET
-    channel_is_private = excluded.channel_is_private, owner_subject_id = excluded.owner_subject_id,
-    incident_id = excluded.incident_id, title = excluded.title, summary = excluded.summary,
-    llm_summary = NULL, sections = excluded.sections, participants = excluded.participants,
-    message_count = excluded.message_count, started_at = excluded.started_at,
-    ended_at = excluded.ended_at, updated_at = excluded.updated_at
-"""

@@ -1,27 +1,9 @@
-"""Notes: validate at the edge, redact (fail closed), embed, then write note + indexes + audit at once.
-
-Order of work for `save`/`save_many`: validate every draft, redact every text (any failure writes
-nothing), embed outside the transaction (slow CPU work must not hold the write lock), then one
-transaction writes notes, keyword index (triggers), vectors and audit rows, so a note is
-searchable both ways as soon as the call returns. If the embedder is unavailable the note is
-still saved keyword-only and `index_missing_vectors` (a scheduled job) fills the gap later.
-
-Search context: each note's keyword index also carries the text of its neighbours in the same
-channel and visibility partition (`NotePolicy.context_neighbours` before and after), because
-a reply ("yes, roll it back") is only findable through what it answers. The context is built
-from already-redacted notes of the same partition, so it never widens who can match what.
-For the same reason a note's vector is its own embedding ("author: text") plus half the
-embedding of the previous note of its partition (`NotePolicy.previous_weight`), normalised.
-Both join only notes in an exchange (`memory.notes.exchange`): a run of one author's notes is kept
-apart. Mixing embeddings embeds each text once, where embedding "previous note's tail + text"
-cost twice the tokens.
-LoCoMo, all ten conversations, hybrid recall@5/@10: 0.676/0.764 with a 120-character tail,
-0.679/0.771 with the mixed vectors, while MiniLM-only recall@5 rose from 0.34 to 0.40.
+"""Notes: validate at the edge, redact (fail closed), embed, then write note, indexes and audit
+in one transaction (`memory.notes.write`); the order of work and why is in `Notes.save_many`.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 from collections import Counter
@@ -33,12 +15,19 @@ from typing import TYPE_CHECKING, Literal, get_args
 import numpy as np
 
 from memory.clock import Clock, utc_now
-from memory.errors import EmbeddingUnavailable, EmptyText, NoteTooLong, ValidationError
+from memory.errors import (
+    EmbeddingUnavailable,
+    EmptyText,
+    InvalidKind,
+    NoteTooLong,
+    OnlySecrets,
+)
 from memory.incidents import parse_incident_id
 from memory.notes.exchange import WINDOW as EXCHANGE_WINDOW
 from memory.notes.exchange import in_exchange
-from memory.notes.write import NoteRow, VectorPlan, write_notes
+from memory.notes.write import NoteRow, VectorPlan, index_missing, write_notes
 from memory.scopes import WriteContext
+from memory.store import notes as note_store
 from memory.subjects import Subjects
 
 if TYPE_CHECKING:
@@ -52,19 +41,6 @@ NoteKind = Literal["note", "decision", "action", "root_cause", "fact", "preferen
 NOTE_KINDS: tuple[str, ...] = get_args(NoteKind)
 _PLACEHOLDER = re.compile(r"<[A-Z][A-Z0-9_]*>")
 _FILLER = " \t\n.,;:-_*`'\"()[]{}=/"  # what may surround secrets in a note that is only secrets
-
-
-class OnlySecrets(ValidationError):
-    def __init__(self) -> None:
-        super().__init__(
-            "That note held only secrets or personal data, so nothing was saved; "
-            "describe what happened without them."
-        )
-
-
-class InvalidKind(ValidationError):
-    def __init__(self) -> None:
-        super().__init__(f"Note kind must be one of {', '.join(NOTE_KINDS)}.")
 
 
 @dataclass(frozen=True)
@@ -101,7 +77,18 @@ class Note:
 
 
 class Notes:
-    """The write path for incident notes."""
+    """The write path for incident notes.
+
+    Search context: each note's keyword index also carries the text of its neighbours in the
+    same channel and visibility partition (`NotePolicy.context_neighbours` before and after),
+    because a reply ("yes, roll it back") is only findable through what it answers. The context
+    is built from already-redacted notes of the same partition, so it never widens who can match
+    what. For the same reason a note's vector is its own embedding ("author: text") plus a share
+    of the embedding of the previous note of its partition (`NotePolicy.previous_weight`),
+    normalised. Both join only notes in an exchange (`memory.notes.exchange`): a run of one
+    author's notes is kept apart. Mixing embeddings embeds each text once, where embedding
+    "previous note's tail + text" cost twice the tokens.
+    """
 
     def __init__(
         self,
@@ -129,6 +116,12 @@ class Notes:
         self, drafts: Sequence[NoteDraft], *, vectors_later: bool = False
     ) -> list[Note]:
         """Save a batch in one redaction pass, one embedding batch and one transaction.
+
+        Validate every draft, redact every text (any failure writes nothing), embed outside the
+        transaction (slow CPU work must not hold the write lock), then one transaction writes
+        notes, keyword index (triggers), vectors and audit rows, so a note is searchable both
+        ways as soon as the call returns. If the embedder is unavailable the note is still saved
+        keyword-only and `index_missing_vectors` (a scheduled job) fills the gap later.
 
         `vectors_later` (bulk imports): skip embedding; the notes are keyword-searchable on
         return and the vector job (`index_missing_vectors`) embeds them. The queue is the notes
@@ -185,8 +178,6 @@ class Notes:
         """Embed notes saved while the embedder was down; returns how many were indexed."""
         if self._embedder is None:
             return 0
-        from memory.notes.write import index_missing
-
         return await index_missing(
             self._db,
             self._embedder,
@@ -204,12 +195,9 @@ class Notes:
         for draft, text in zip(drafts, texts, strict=True):
             key = (draft.ctx.partition_key, draft.ctx.channel_id)
             if key not in recent:
-                found = await self._db.fetchall(
-                    "SELECT owner_subject_id, author_name, text FROM memory_notes"
-                    " WHERE partition_key = ? AND channel_id IS ? ORDER BY id DESC LIMIT ?",
-                    (*key, EXCHANGE_WINDOW),
+                recent[key] = await note_store.recent_authors(
+                    self._db, partition_key=key[0], channel_id=key[1], limit=EXCHANGE_WINDOW
                 )
-                recent[key] = [(r[0], r[1], r[2]) for r in found]
             author = draft.ctx.author
             before = recent[key]
             previous = None
@@ -228,7 +216,7 @@ class Notes:
 
     def _validate(self, draft: NoteDraft) -> tuple[str, str | None]:
         if draft.kind not in NOTE_KINDS:
-            raise InvalidKind()
+            raise InvalidKind(NOTE_KINDS)
         text = (draft.text or "").strip()
         if not text:
             raise EmptyText()
@@ -236,8 +224,3 @@ class Notes:
             raise NoteTooLong(limit=self._policy.max_chars, got=len(text))
         incident = parse_incident_id(draft.incident) if draft.incident is not None else None
         return text, incident
-
-
-def findings_json(findings: dict[str, int]) -> str:
-    """Audit form of what was removed: entity types and counts, never values."""
-    return json.dumps(dict(sorted(findings.items())))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -11,9 +10,11 @@ import numpy as np
 
 from memory.clock import iso
 from memory.errors import UnknownIncident
-from memory.notes.exchange import WINDOW, exchange_sql, in_exchange
+from memory.notes.exchange import WINDOW, in_exchange
 from memory.scopes import WriteContext
-from memory.store.note_vectors import NoteVectors
+from memory.store import notes as note_store
+from memory.store.audit import AuditEntry, write_audits
+from memory.store.vectors import VectorTable
 
 if TYPE_CHECKING:
     from memory.embedding.embedder import Embedder
@@ -34,20 +35,6 @@ class NoteRow:
     vector: np.ndarray | None
 
 
-_INSERT = """
-INSERT INTO memory_notes (team_id, scope, channel_id, channel_is_private, owner_subject_id,
-    partition_key, incident_id, kind, text, context, author_name, permalink, source_ts, created_at)
-VALUES (:team, :scope, :channel, :private, :owner, :part, :incident, :kind, :text, :context,
-    :author_name, :permalink, :source_ts, :created_at)
-"""
-
-_PREVIOUS = """
-SELECT id, text, owner_subject_id FROM memory_notes
-WHERE partition_key = :part AND channel_id IS :channel
-ORDER BY id DESC LIMIT :n
-"""
-
-
 async def write_notes(
     db: Database,
     rows: list[NoteRow],
@@ -58,11 +45,7 @@ async def write_notes(
     audit_at: datetime,
 ) -> list[int]:
     """Write every row (or none) in one transaction; returns the new note ids in order."""
-    vectors = (
-        NoteVectors(dim=embedder.dim, digest=embedder.digest, name=embedder.name)
-        if embedder is not None
-        else None
-    )
+    vectors = VectorTable.of("note", embedder) if embedder is not None else None
     ids: list[int] = []
     seen_incidents: set[tuple[str, str]] = set()
     seen_authors: set[str] = set()
@@ -85,18 +68,18 @@ async def write_notes(
                     if row.vector is not None
                 ],
             )
-        await tx.executemany(
-            "INSERT INTO memory_audit (at, action, subject_id, team_id, channel_id, scope,"
-            " item_id, findings) VALUES (?, 'note.save', ?, ?, ?, ?, ?, ?)",
+        await write_audits(
+            tx,
             [
-                (
-                    iso(audit_at),
-                    row.ctx.author.subject_id,
-                    row.ctx.team_id,
-                    row.ctx.channel_id,
-                    row.ctx.scope,
-                    f"note:{nid}",
-                    json.dumps(dict(sorted(row.findings.items()))),
+                AuditEntry(
+                    at=iso(audit_at),
+                    action="note.save",
+                    subject_id=row.ctx.author.subject_id,
+                    team_id=row.ctx.team_id,
+                    channel_id=row.ctx.channel_id,
+                    scope=row.ctx.scope,
+                    item_id=f"note:{nid}",
+                    counts=row.findings,
                 )
                 for nid, row in zip(ids, rows, strict=True)
             ],
@@ -108,12 +91,9 @@ async def _require_incident(tx: Tx, ctx: WriteContext, incident_id: str) -> None
     """The incident exists and the writer may see it: a public one, or the private one whose
     channel this is. Otherwise the same UnknownIncident as a missing id, so a note can neither
     attach to a private incident from elsewhere nor probe whether one exists."""
-    found = await tx.fetchone(
-        "SELECT 1 FROM memory_incidents WHERE team_id = ? AND id = ?"
-        " AND (channel_is_private = 0 OR channel_id IS ?)",
-        (ctx.team_id, incident_id, ctx.channel_id),
-    )
-    if found is None:
+    if not await note_store.incident_takes_notes_from(
+        tx, team_id=ctx.team_id, incident_id=incident_id, channel_id=ctx.channel_id
+    ):
         raise UnknownIncident(incident_id)
 
 
@@ -123,38 +103,32 @@ async def _insert_one(tx: Tx, row: NoteRow, neighbours: int) -> int:
     part = ctx.partition_key
     previous = []
     if neighbours > 0:
-        previous = await tx.fetchall(
-            _PREVIOUS, {"part": part, "channel": ctx.channel_id, "n": max(neighbours, WINDOW)}
+        previous = await note_store.previous_in_channel(
+            tx, partition_key=part, channel_id=ctx.channel_id, limit=max(neighbours, WINDOW)
         )
         owners = [p["owner_subject_id"] for p in previous]
         previous = previous[:neighbours] if in_exchange(ctx.author.subject_id, owners) else []
     context = "\n".join(p["text"] for p in reversed(previous))
-    nid = await tx.execute(
-        _INSERT,
-        {
-            "team": ctx.team_id,
-            "scope": ctx.scope,
-            "channel": ctx.channel_id,
-            "private": int(ctx.channel_is_private),
-            "owner": ctx.author.subject_id,
-            "part": part,
-            "incident": row.incident_id,
-            "kind": row.kind,
-            "text": row.text,
-            "context": context,
-            "author_name": ctx.author.display_name,
-            "permalink": ctx.permalink,
-            "source_ts": ctx.source_ts,
-            "created_at": iso(row.created_at),
-        },
+    nid = await note_store.insert_note(
+        tx,
+        team_id=ctx.team_id,
+        scope=ctx.scope,
+        channel_id=ctx.channel_id,
+        channel_is_private=ctx.channel_is_private,
+        owner_subject_id=ctx.author.subject_id,
+        partition_key=part,
+        incident_id=row.incident_id,
+        kind=row.kind,
+        text=row.text,
+        context=context,
+        author_name=ctx.author.display_name,
+        permalink=ctx.permalink,
+        source_ts=ctx.source_ts,
+        created_at=iso(row.created_at),
     )
     if previous:
-        await tx.execute(
-            "UPDATE memory_notes SET context = CASE WHEN context = '' THEN :text"
-            " ELSE context || char(10) || :text END,"
-            " next_count = next_count + 1"
-            " WHERE id IN (SELECT value FROM json_each(:ids)) AND next_count < :n",
-            {"text": row.text, "ids": json.dumps([p["id"] for p in previous]), "n": neighbours},
+        await note_store.append_context(
+            tx, [int(p["id"]) for p in previous], row.text, most=neighbours
         )
     return nid
 
@@ -201,36 +175,17 @@ def own_text(author: str, text: str) -> str:
 
 async def index_missing(db: Database, embedder: Embedder, *, batch: int, weight: float) -> int:
     """Embed and index notes that have no vector from this embedder yet, in one pass by id."""
-    vectors = NoteVectors(dim=embedder.dim, digest=embedder.digest, name=embedder.name)
+    vectors = VectorTable.of("note", embedder)
     # The scheduled job calls this every minute: two counts (~30 ms at 100k notes) say whether
     # anything is missing before the id lists are compared (~0.1 s warm, ~0.6 s cold).
-    notes = await db.scalar("SELECT count(*) FROM memory_notes")
-    indexed = await db.scalar(
-        "SELECT count(*) FROM memory_note_vectors WHERE digest = ?", (embedder.digest,)
-    )
+    notes = await note_store.count_notes(db)
+    indexed = await note_store.count_vectors(db, embedder.digest)
     if indexed >= notes:
         return 0
     done, after = 0, 0
     while True:
-        # EXCEPT reads the two id lists; a NOT EXISTS probe per note read whole rows (~15x slower).
-        missing = [
-            int(r[0])
-            for r in await db.fetchall(
-                "SELECT id FROM (SELECT id FROM memory_notes EXCEPT SELECT note_id"
-                " FROM memory_note_vectors WHERE digest = :digest) WHERE id > :after"
-                " ORDER BY id LIMIT :n",
-                {"digest": embedder.digest, "n": batch, "after": after},
-            )
-        ]
-        rows = await db.fetchall(
-            "SELECT n.id, n.partition_key, n.author_name, n.text, p.author_name AS p_author,"
-            f" p.text AS p_text, {exchange_sql('n')} AS exchange"
-            " FROM memory_notes n LEFT JOIN memory_notes p ON p.id ="
-            "  (SELECT max(q.id) FROM memory_notes q WHERE q.partition_key = n.partition_key"
-            "   AND q.channel_id IS n.channel_id AND q.id < n.id)"
-            " WHERE n.id IN (SELECT value FROM json_each(:ids)) ORDER BY n.id",
-            {"ids": json.dumps(missing)},
-        )
+        missing = await note_store.ids_without_vector(db, embedder.digest, after=after, limit=batch)
+        rows = await note_store.for_embedding(db, missing, window=WINDOW)
         if not missing:
             return done
         after = missing[-1]
@@ -243,15 +198,9 @@ async def index_missing(db: Database, embedder: Embedder, *, batch: int, weight:
             plan.add(author=r["author_name"], text=r["text"], previous=previous)
         embedded = plan.vectors(await embedder.embed(plan.texts), weight)
         async with db.transaction() as tx:
-            live = {
-                int(r[0])
-                for r in await tx.fetchall(
-                    "SELECT id FROM memory_notes WHERE id IN (SELECT value FROM json_each(?))"
-                    " AND NOT EXISTS (SELECT 1 FROM memory_note_vectors v"
-                    "  WHERE v.note_id = memory_notes.id AND v.digest = ?)",
-                    (json.dumps([r["id"] for r in rows]), embedder.digest),
-                )
-            }
+            live = await note_store.still_without_vector(
+                tx, [r["id"] for r in rows], embedder.digest
+            )
             fresh = [
                 (r["id"], r["partition_key"], embedded[i])
                 for i, r in enumerate(rows)

@@ -1,16 +1,5 @@
-"""The one decision a new profile fact needs: duplicate of, replacement for, or correction of what.
-
-Rules, in order (see `_fact_matching` for the measured thresholds):
-1. An explicit `supersedes` id replaces that fact (it must be one of the subject's current facts).
-2. A correction supersedes the closest current fact (cosine >= 0.6, or keyword overlap >= 0.3
-   without vectors); with no close fact it is simply added.
-3. Same polarity and the new fact contained in an old one (or equal): keep the old one.
-4. Same polarity and an old fact contained in the new one: the new one replaces it.
-5. Cosine >= 0.92 with the same polarity keeps the old one.
-6. Opposite polarity ("not on call") over the same words (keyword overlap >= 0.8) or cosine
-   >= 0.85 replaces the old one: the newer statement wins.
-7. Otherwise the fact is added.
-"""
+"""The one decision a new profile fact needs: duplicate of, replacement for, or correction of
+what (the rules are on `decide`)."""
 
 from __future__ import annotations
 
@@ -78,7 +67,21 @@ def decide(
     current: Sequence[Candidate],
     supersedes: int | None = None,
 ) -> Decision:
-    """What to do with a new fact, given the subject's current facts."""
+    """What to do with a new fact, given the subject's current facts; the first rule that holds:
+
+    1. An explicit `supersedes` id replaces that fact (it must be one of the subject's current
+       facts).
+    2. A correction supersedes the closest current fact (cosine >= 0.6, or keyword overlap >= 0.3
+       without vectors); with no close fact it is simply added.
+    3. Same polarity and the new fact contained in an old one (or equal): keep the old one.
+    4. Same polarity and an old fact contained in the new one: the new one replaces it.
+    5. Cosine >= 0.92 with the same polarity keeps the old one.
+    6. Opposite polarity ("not on call") over the same words (keyword overlap >= 0.8) or cosine
+       >= 0.85 replaces the old one: the newer statement wins.
+    7. Otherwise the fact is added.
+
+    The thresholds and how they were chosen are in `fact_matching`.
+    """
     if supersedes is not None:
         if supersedes not in {c.rowid for c in current}:
             return Decision("corrected", target_missing=True)

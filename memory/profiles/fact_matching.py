@@ -1,12 +1,4 @@
-"""How two profile facts compare: normalisation, containment, negation and near-duplicate cosine.
-
-Thresholds were measured with all-MiniLM-L6-v2 on paraphrase / contradiction pairs:
-rephrasings ("I use Terraform for infrastructure" / "Terraform is what I use for infrastructure")
-score 0.95-0.97, while "I am on call this week" / "I am not on call this week" scores 0.90 and
-"primary" / "secondary on-call for payments" 0.90. So near-duplicates need cosine >= 0.92 and the
-same negation words. A correction replaces the closest current fact above 0.6 (different values
-of the same attribute: "stack is Python" / "stack is Go" 0.79, "GKE" / "EKS" 0.75).
-"""
+"""How two profile facts compare: normalisation, containment, negation and near-duplicate cosine."""
 
 from __future__ import annotations
 
@@ -14,6 +6,12 @@ import re
 import unicodedata
 from typing import Literal
 
+# Measured with all-MiniLM-L6-v2 on paraphrase / contradiction pairs: rephrasings ("I use
+# Terraform for infrastructure" / "Terraform is what I use for infrastructure") score 0.95-0.97,
+# while "I am on call this week" / "I am not on call this week" scores 0.90 and "primary" /
+# "secondary on-call for payments" 0.90. So near-duplicates need cosine >= 0.92 and the same
+# negation words. A correction replaces the closest current fact above 0.6 (different values of
+# the same attribute: "stack is Python" / "stack is Go" 0.79, "GKE" / "EKS" 0.75).
 NEAR_DUPLICATE_COSINE = 0.92
 CORRECTION_MIN_COSINE = 0.60
 CORRECTION_MIN_JACCARD = 0.30  # keyword fallback when no embedder is configured

@@ -2,7 +2,7 @@
 
 Facts are user-scoped (only their subject ever sees them), redacted before they are stored (fail
 closed), deduplicated by normalised containment and embedding near-duplicates, and corrections
-supersede older facts while keeping them as history. Thresholds live in `_fact_matching`.
+supersede older facts while keeping them as history. Thresholds live in `fact_matching`.
 """
 
 from __future__ import annotations
@@ -17,14 +17,21 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 
 from memory.clock import Clock, iso, parse_iso, utc_now
-from memory.errors import EmbeddingUnavailable, EmptyText, UnknownItem, ValidationError
+from memory.errors import (
+    EmbeddingUnavailable,
+    EmptyText,
+    FactOnlySecrets,
+    FactTooLong,
+    UnknownItem,
+)
 from memory.profiles.dedup import Candidate, Decision, decide
 from memory.profiles.extraction import Chat, SourceMessage, extract_facts
 from memory.profiles.fact_matching import Category, guess_category, has_content, normalise
 from memory.redaction.redactor import Finding
-from memory.scopes import Requester, partition_key_for, visibility_sql
-from memory.store import item_vectors as vectors
-from memory.store.audit import findings_json, write_audit
+from memory.scopes import Requester, partition_key_for
+from memory.store import profiles as store
+from memory.store import vectors
+from memory.store.audit import finding_counts, findings_list_json, write_audit
 
 if TYPE_CHECKING:
     from memory.embedding.embedder import Embedder
@@ -38,22 +45,6 @@ FactKind = Literal["fact", "preference", "correction"]
 Outcome = Literal["added", "duplicate", "replaced", "corrected"]
 MAX_FACT_CHARS = 500
 ID_PREFIX = "profile:"
-
-
-class FactTooLong(ValidationError):
-    def __init__(self, *, limit: int, got: int) -> None:
-        self.limit, self.got = limit, got
-        super().__init__(
-            f"Profile facts can be at most {limit:,} characters; this one has {got:,}."
-        )
-
-
-class FactOnlySecrets(ValidationError):
-    def __init__(self) -> None:
-        super().__init__(
-            "That fact held only secrets or personal data, so nothing was saved; "
-            "write it without them."
-        )
 
 
 @dataclass(frozen=True)
@@ -103,10 +94,6 @@ def parse_fact_id(item_id: str) -> int:
     if not item_id.startswith(ID_PREFIX) or not item_id[len(ID_PREFIX) :].isdigit():
         raise UnknownItem(item_id[:40])
     return int(item_id[len(ID_PREFIX) :])
-
-
-_COLUMNS = """id, owner_subject_id, kind, category, text, origin, source_channel_id, source_ts,
-    permalink, created_at, superseded_by, superseded_at, findings"""
 
 
 def _row_to_fact(row: Row, outcome: Outcome = "added") -> ProfileFact:
@@ -214,54 +201,34 @@ class Profiles:
 
     async def facts(self, subject_id: str) -> list[ProfileFact]:
         """The subject's current facts, oldest first (for export, App Home and answers)."""
-        rows = await self._db.fetchall(
-            f"SELECT {_COLUMNS} FROM memory_profile_facts"
-            " WHERE owner_subject_id = :s AND superseded_at IS NULL ORDER BY created_at, id",
-            {"s": subject_id},
-        )
+        rows = await store.current_facts(self._db, subject_id)
         return [_row_to_fact(r) for r in rows]
 
     async def history(self, subject_id: str) -> list[ProfileFact]:
         """Every fact the subject has, superseded ones included, oldest first."""
-        rows = await self._db.fetchall(
-            f"SELECT {_COLUMNS} FROM memory_profile_facts"
-            " WHERE owner_subject_id = :s ORDER BY created_at, id",
-            {"s": subject_id},
-        )
+        rows = await store.all_facts(self._db, subject_id)
         return [_row_to_fact(r) for r in rows]
 
     async def for_requester(self, requester: Requester, limit: int = 20) -> list[ProfileFact]:
         """Current facts the requester may see (their own), through the one visibility filter."""
-        where, params = visibility_sql(requester, alias="f")
-        rows = await self._db.fetchall(
-            f"SELECT {_COLUMNS} FROM memory_profile_facts AS f"
-            f" WHERE {where} AND f.superseded_at IS NULL ORDER BY f.created_at DESC LIMIT :limit",
-            {**params, "limit": limit},
-        )
+        rows = await store.visible_current_facts(self._db, requester, limit=limit)
         return [_row_to_fact(r) for r in rows]
 
     async def delete(self, subject_id: str, item_id: str) -> None:
         """Delete one of the subject's own facts (history row, FTS and vector)."""
         rowid = parse_fact_id(item_id)
         async with self._db.transaction() as tx:
-            row = await tx.fetchone(
-                "SELECT team_id FROM memory_profile_facts WHERE id = ? AND owner_subject_id = ?",
-                (rowid, subject_id),
-            )
-            if row is None:
+            team_id = await store.owner_team(tx, rowid, subject_id)
+            if team_id is None:
                 raise UnknownItem(item_id)
-            await tx.execute(
-                "UPDATE memory_profile_facts SET superseded_by = NULL WHERE superseded_by = ?",
-                (rowid,),
-            )
-            await tx.execute("DELETE FROM memory_profile_facts WHERE id = ?", (rowid,))
+            await store.delete(tx, rowid)
             await vectors.delete_items(tx, "profile", [rowid])
             await write_audit(
                 tx,
                 at=iso(self._clock()),
                 action="profile.delete",
                 subject_id=subject_id,
-                team_id=row["team_id"],
+                team_id=team_id,
                 channel_id=None,
                 scope="user",
                 item_id=item_id,
@@ -293,19 +260,13 @@ class Profiles:
                 current = await self._candidates(tx, subject, partition)
                 decision = decide(item.norm, item.kind, item.vector, current, item.supersedes)
                 rowid = await self._apply(tx, ctx, item, decision, now, partition)
-                row = await tx.fetchone(
-                    f"SELECT {_COLUMNS} FROM memory_profile_facts WHERE id = ?", (rowid,)
-                )
+                row = await store.get(tx, rowid)
                 assert row is not None  # we just wrote or matched it inside this transaction
                 results.append(_row_to_fact(row, decision.outcome))
         return results
 
     async def _candidates(self, tx: Tx, subject: str, partition: str) -> list[Candidate]:
-        rows = await tx.fetchall(
-            "SELECT id, norm FROM memory_profile_facts"
-            " WHERE owner_subject_id = ? AND superseded_at IS NULL",
-            (subject,),
-        )
+        rows = await store.current_norms(tx, subject)
         vecs = {}
         if self._embedder is not None:
             vecs = await vectors.vectors_in_partition(tx, "profile", self._embedder, partition)
@@ -319,52 +280,36 @@ class Profiles:
             return decision.keep
         if decision.target_missing:
             raise UnknownItem(fact_id(item.supersedes or 0))
-        rowid = await tx.execute(
-            """
-            INSERT INTO memory_profile_facts
-                (team_id, channel_id, channel_is_private, owner_subject_id, kind, category, text,
-                 norm, origin, source_channel_id, source_ts, permalink, findings, created_at)
-            VALUES (:team, :channel, :private, :owner, :kind, :category, :text,
-                    :norm, :origin, :src_channel, :src_ts, :permalink, :findings, :now)
-            """,
-            {
-                "team": ctx.team_id,
-                "channel": ctx.channel_id,
-                "private": int(ctx.channel_is_private),
-                "owner": ctx.author.subject_id,
-                "kind": item.kind,
-                "category": item.category,
-                "text": item.text,
-                "norm": item.norm,
-                "origin": item.origin,
-                "src_channel": item.source_channel_id,
-                "src_ts": item.source_ts,
-                "permalink": ctx.permalink if item.origin == "command" else None,
-                "findings": json.dumps(
-                    [{"entity_type": f.entity_type, "count": f.count} for f in item.findings]
-                ),
-                "now": now,
-            },
+        rowid = await store.insert(
+            tx,
+            team_id=ctx.team_id,
+            channel_id=ctx.channel_id,
+            channel_is_private=ctx.channel_is_private,
+            owner_subject_id=ctx.author.subject_id,
+            kind=item.kind,
+            category=item.category,
+            text=item.text,
+            norm=item.norm,
+            origin=item.origin,
+            source_channel_id=item.source_channel_id,
+            source_ts=item.source_ts,
+            permalink=ctx.permalink if item.origin == "command" else None,
+            findings=findings_list_json(item.findings),
+            now=now,
         )
-        await tx.execute(
-            "INSERT INTO memory_audit (at, action, subject_id, team_id, channel_id, scope,"
-            " item_id, findings) VALUES (?, 'profile.add', ?, ?, ?, 'user', ?, ?)",
-            (
-                now,
-                ctx.author.subject_id,
-                ctx.team_id,
-                ctx.channel_id,
-                fact_id(rowid),
-                findings_json(item.findings),
-            ),
+        await write_audit(
+            tx,
+            at=now,
+            action="profile.add",
+            subject_id=ctx.author.subject_id,
+            team_id=ctx.team_id,
+            channel_id=ctx.channel_id,
+            scope="user",
+            item_id=fact_id(rowid),
+            counts=finding_counts(item.findings),
         )
         if decision.supersede:
-            marks = [{"new": rowid, "now": now, "old": old} for old in decision.supersede]
-            await tx.executemany(
-                "UPDATE memory_profile_facts SET superseded_by = :new, superseded_at = :now"
-                " WHERE id = :old",
-                marks,
-            )
+            await store.supersede(tx, new=rowid, old=decision.supersede, now=now)
             await vectors.delete_items(tx, "profile", decision.supersede)
         if item.vector is not None and self._embedder is not None:
             await vectors.upsert(

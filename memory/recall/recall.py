@@ -1,47 +1,29 @@
 """Recall: the notes a requester may see that best answer a question, each with its source.
 
-Keyword (FTS5 BM25 over text, author and neighbour context) and vector candidates are
-over-fetched and fused by weighted reciprocal rank; each hit lends a share of its score to the
-notes just before and after it (an answer sits next to its question); then scores are reranked
-by recency (half-life, default 48 h, with a floor so old root causes still surface), note kind,
-and a boost for notes written in a period the question names ("on April 10", "yesterday";
-memory/time_hints.py). On LoCoMo the neighbour share, date boost and rrf k=5 moved hybrid
-recall@5/@10 from 0.679/0.771 to 0.702/0.790; chosen on all ten conversations, they gain on
-each half alone (+0.030/+0.010 on 0-4, +0.021/+0.024 on 5-9). Visibility is part of the
-SQL of every read (`scopes.visibility_sql`), and vector search reads only visible partitions.
-
-Keyword and vector candidates are gathered concurrently (two reader connections). Keyword
-work is bounded by pruning very common terms (memory/_notes_fts.py); the vector pass reads
-binary codes of visible partitions only, then rescores ~200 exactly (memory/_vectors.py).
-
-Where the single-node design stops (bench/memory_bench.py, 2-core box, 100k notes visible
-over 10 channels, a synthetic 100-word vocabulary where every term matches 16-100% of notes):
-recall p50/p95 keyword 16-18/36-43 ms, semantic 19-21/29-33 ms, hybrid 34-35/49-50 ms. The
-keyword half costs ~1 us per note matching the pruned query, the vector half ~15 ms per 100k
-binary codes. Past a few hundred thousand notes visible to one requester, move to an ANN
-index and a search server. One SQLite file has one writer (storage alone ~1,100-1,400
-notes/s; batched ingest is bound by embedding speed, ~200 notes/s with MiniLM here).
+Keyword and vector candidates are fused by weighted reciprocal rank, lent to neighbours, then
+reranked by recency, kind and named dates (`Recall.recall`); visibility is in the SQL of every read.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from memory.clock import Clock, parse_iso, utc_now
 from memory.errors import EmbeddingUnavailable, InvalidLimit
 from memory.incidents import parse_incident_id
-from memory.notes.exchange import exchange_sql
+from memory.notes.exchange import WINDOW as EXCHANGE_WINDOW
 from memory.recall.keyword import KeywordConfig, keyword_candidates
-from memory.recall.ranking import DEFAULT_KIND_WEIGHTS, recency_factor, rrf
+from memory.recall.ranking import DEFAULT_KIND_WEIGHTS, recency_factor
 from memory.recall.time_hints import periods_in
-from memory.scopes import Requester, visibility_sql, visible_partitions
-from memory.store.note_vectors import NoteVectors
+from memory.scopes import Requester, visible_partitions
+from memory.store import notes as note_store
+from memory.store.vectors import VectorTable
+from memory.text import Mode, rrf
 
 if TYPE_CHECKING:
     from memory.embedding.embedder import Embedder
@@ -50,7 +32,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-Mode = Literal["keyword", "semantic", "hybrid"]
 MAX_K = 100
 SIMILAR_CANDIDATES = 30  # notes looked at to rank past incidents
 
@@ -93,31 +74,17 @@ class IncidentMatch:
     why: str
 
 
-_ROWS = """
-SELECT n.id, n.kind, n.text, n.scope, n.incident_id, n.channel_id, n.owner_subject_id,
-       n.created_at, n.permalink
-FROM memory_notes n
-WHERE n.id IN (SELECT value FROM json_each(:ids)) AND {vis} {incident}
-"""
-
-# Each hit's previous note (when the hit is in an exchange) and next note (when that one is).
-_NEIGHBOURS = f"""
-WITH hit AS (
-    SELECT n.id, {exchange_sql("n")} AS joined,
-        (SELECT max(p.id) FROM memory_notes p WHERE p.partition_key = n.partition_key
-            AND p.channel_id IS n.channel_id AND p.id < n.id) AS prev,
-        (SELECT min(p.id) FROM memory_notes p WHERE p.partition_key = n.partition_key
-            AND p.channel_id IS n.channel_id AND p.id > n.id) AS next
-    FROM memory_notes n WHERE n.id IN (SELECT value FROM json_each(:ids))
-)
-SELECT hit.id, CASE WHEN hit.joined THEN hit.prev END AS prev,
-    CASE WHEN {exchange_sql("x")} THEN hit.next END AS next
-FROM hit LEFT JOIN memory_notes x ON x.id = hit.next
-"""
-
-
 class Recall:
-    """Hybrid, scope-safe search over notes."""
+    """Hybrid, scope-safe search over notes.
+
+    Keyword (FTS5 BM25 over text, author and neighbour context) and vector candidates are
+    gathered concurrently, over-fetched and fused by weighted reciprocal rank; each hit lends a
+    share of its score to the notes just before and after it (an answer sits next to its
+    question); then scores are reranked by recency (half-life with a floor, so old root causes
+    still surface), note kind, and a boost for notes written in a period the question names
+    (`memory.recall.time_hints`). The vector pass reads binary codes of visible partitions only,
+    then rescores the best exactly (`memory.store.vectors`).
+    """
 
     def __init__(
         self,
@@ -130,11 +97,7 @@ class Recall:
         self._embedder = embedder
         self._config = config
         self._clock = clock
-        self._vectors = (
-            NoteVectors(dim=embedder.dim, digest=embedder.digest, name=embedder.name)
-            if embedder is not None
-            else None
-        )
+        self._vectors = VectorTable.of("note", embedder) if embedder is not None else None
 
     async def recall(
         self,
@@ -243,11 +206,11 @@ class Recall:
         except EmbeddingUnavailable:
             log.warning("recall_embedding_unavailable")
             return []
-        hits = await self._vectors.search(
+        hits = await self._vectors.nearest(
             self._db,
             vector,
             partitions=visible_partitions(requester),
-            limit=limit,
+            k=limit,
             coarse=max(self._config.coarse, limit),
         )
         return [nid for nid, _ in hits]
@@ -257,7 +220,7 @@ class Recall:
         Neighbours are the previous and next note of the same partition and channel, joined
         only within an exchange (`memory.notes.exchange`), so they are exactly as visible as the hit
         (and `_rows` re-checks anyway)."""
-        rows = await self._db.fetchall(_NEIGHBOURS, {"ids": json.dumps(list(fused))})
+        rows = await note_store.neighbours(self._db, list(fused), window=EXCHANGE_WINDOW)
         share = self._config.neighbour_share
         out = dict(fused)
         for row in rows:
@@ -271,11 +234,7 @@ class Recall:
     async def _rows(
         self, requester: Requester, ids: list[int], incident_id: str | None
     ) -> list[Row]:
-        vis, params = visibility_sql(requester, alias="n")
-        return await self._db.fetchall(
-            _ROWS.format(vis=vis, incident="AND n.incident_id = :incident" if incident_id else ""),
-            {**params, "ids": json.dumps(ids), "incident": incident_id},
-        )
+        return await note_store.visible_rows(self._db, requester, ids, incident_id=incident_id)
 
 
 async def _nothing() -> list[int]:

@@ -21,6 +21,7 @@ import sqlean
 import sqlite_vec
 
 from memory.errors import StorageError
+from memory.store.migrations import apply_migrations
 
 log = logging.getLogger(__name__)
 
@@ -119,8 +120,6 @@ class Database:
     @classmethod
     async def open(cls, path: Path, *, readers: int = 2, migrate: bool = True) -> Database:
         """Open (creating if needed) and migrate the database at `path`."""
-        from memory.store.migrations import apply_migrations  # migrations import Tx from here
-
         _check_parent_writable(path)
         writer = await _open_async(path)
         try:

@@ -7,16 +7,32 @@ database at the previous version, never half-migrated. A database newer than the
 from __future__ import annotations
 
 import re
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 import sqlean
 
 from memory.errors import SchemaTooNew, StorageError
 
-if TYPE_CHECKING:
-    from memory.store.db import Database
+
+class MigrationTx(Protocol):
+    """The write transaction a migration runs in (`memory.store.db.Tx` is one)."""
+
+    async def execute(self, sql: str, params: Any = ...) -> int: ...
+    async def fetchone(self, sql: str, params: Any = ...) -> Any: ...
+
+
+class Migratable(Protocol):
+    """What migrating needs of a database (`memory.store.db.Database` is one; it calls
+    `apply_migrations` when it opens, so this module must not import it back)."""
+
+    path: Path
+
+    async def scalar(self, sql: str, params: Any = ...) -> Any: ...
+    def transaction(self) -> AbstractAsyncContextManager[MigrationTx]: ...
+
 
 SCHEMA_DIR = Path(__file__).parent / "schema"
 _FILE = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
@@ -57,7 +73,7 @@ def load_migrations() -> list[Migration]:
     return found
 
 
-async def current_version(db: Database) -> int:
+async def current_version(db: Migratable) -> int:
     exists = await db.scalar(
         "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'"
     )
@@ -66,7 +82,7 @@ async def current_version(db: Database) -> int:
     return int(await db.scalar("SELECT coalesce(max(version), 0) FROM schema_version") or 0)
 
 
-async def apply_migrations(db: Database, migrations: list[Migration] | None = None) -> int:
+async def apply_migrations(db: Migratable, migrations: list[Migration] | None = None) -> int:
     """Bring the database up to the newest version; return the version reached."""
     migrations = load_migrations() if migrations is None else migrations
     supported = migrations[-1].version if migrations else 0

@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from memory.controls.controls import Controls, InvalidSubjectId
+from memory.controls.controls import Controls
 from memory.embedding.embedder import OnnxMiniLmEmbedder
 from memory.episodes.episodes import Episodes
-from memory.errors import UnknownItem
+from memory.errors import InvalidSubjectId, UnknownItem
 from memory.incidents import Incidents
 from memory.notes.notes import Notes
 from memory.profiles.profiles import Profiles

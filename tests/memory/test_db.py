@@ -21,7 +21,7 @@ async def test_every_connection_has_wal_foreign_keys_and_sqlite_vec(db: Database
     assert (await db.scalar("SELECT vec_version()")).startswith("v")
     async with db.transaction() as tx:
         row = await tx.fetchone("SELECT vec_version() AS v, sqlite_version() AS s")
-        assert row["v"].startswith("v")
+        assert row is not None and row["v"].startswith("v")
 
 
 async def test_concurrent_writers_never_see_database_locked(db: Database) -> None:

@@ -184,7 +184,7 @@ async def test_llm_summary_is_stored_redacted_and_invalid_output_is_dropped(
 async def test_digest_shows_workspace_decisions_but_no_personal_or_other_team_memory(
     db: Database, redactor: Redactor, clock
 ) -> None:
-    """The digest reads through scopes.visibility_sql as the team's public audience."""
+    """The digest reads through the visibility filter as the team's public audience."""
     since = clock() - timedelta(hours=1)
     notes = Notes(db, redactor, None, clock=clock)
     await notes.save(ctx("CINC1", author=ALICE, scope="workspace"), "we decided on canaries")
@@ -206,7 +206,7 @@ async def test_digest_shows_workspace_decisions_but_no_personal_or_other_team_me
 async def test_search_fuses_keyword_and_vector_ranks_with_shared_rrf(
     db: Database, redactor: Redactor, embedder: OnnxMiniLmEmbedder, clock
 ) -> None:
-    """An episode both searches rank first scores 1/60 + 1/60 (fusion.rrf at RRF_K)."""
+    """An episode both searches rank first scores 1/60 + 1/60 (text.rrf at RRF_K)."""
     await capture(db, redactor, clock)
     episodes = Episodes(db, embedder, clock)
     await episodes.roll_up("T1", "CINC1", ROOT)

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import random
 
-from memory.notes.exchange import exchange_sql, in_exchange
+from memory.notes.exchange import WINDOW, in_exchange
 from memory.notes.notes import NoteDraft, Notes
 from memory.recall.recall import Recall
 from memory.scopes import Requester
+from memory.store.notes import exchange_sql
 from tests.memory.contexts import ALICE, BOB, ctx
 
 
@@ -19,7 +20,8 @@ async def test_sql_and_python_agree_on_which_notes_are_in_an_exchange(db, redact
     await Notes(db, redactor, None).save_many(
         [NoteDraft(ctx("C1", author=a), f"step {i}") for i, a in enumerate(authors)]
     )
-    rows = await db.fetchall(f"SELECT {exchange_sql('n')} FROM memory_notes n ORDER BY n.id")
+    sql = f"SELECT {exchange_sql('n', window=WINDOW)} FROM memory_notes n ORDER BY n.id"
+    rows = await db.fetchall(sql)
     ids = [a.subject_id for a in authors]
     expected = [in_exchange(ids[i], ids[:i][::-1]) for i in range(len(ids))]
     assert [bool(r[0]) for r in rows] == expected

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from memory.controls.controls import Controls
-from memory.errors import EmptyText, NoteTooLong, RedactionFailed, UnknownIncident
+from memory.errors import EmptyText, NoteTooLong, OnlySecrets, RedactionFailed, UnknownIncident
 from memory.incidents import Incidents
-from memory.notes.notes import NoteDraft, NotePolicy, Notes, OnlySecrets
+from memory.notes.notes import NoteDraft, NotePolicy, Notes
 from memory.recall.recall import Recall
 from memory.scopes import Requester, WriteContext
 from memory.store.db import Database

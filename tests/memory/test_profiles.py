@@ -8,9 +8,9 @@ from collections.abc import AsyncIterator
 import pytest
 
 from memory.embedding.embedder import OnnxMiniLmEmbedder
-from memory.errors import EmptyText, RedactionFailed, UnknownItem
+from memory.errors import EmptyText, FactOnlySecrets, FactTooLong, RedactionFailed, UnknownItem
 from memory.profiles.extraction import SourceMessage
-from memory.profiles.profiles import FactOnlySecrets, FactTooLong, Profiles
+from memory.profiles.profiles import Profiles
 from memory.redaction.redactor import Redactor
 from memory.scopes import Requester, WriteContext
 from memory.store.db import Database

@@ -13,10 +13,10 @@ from memory.scopes import (
     Requester,
     WriteContext,
     partition_key_for,
-    visibility_sql,
     visible_partitions,
 )
 from memory.store.db import Database
+from memory.store.visibility import visibility_sql
 from memory.subjects import Author, SlackIdentity
 
 ROWS = [  # (name, scope, team, channel, private, owner)

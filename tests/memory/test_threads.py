@@ -7,12 +7,12 @@ from datetime import timedelta
 import pytest
 
 from memory.episodes.episodes import Episodes
-from memory.errors import RedactionFailed
+from memory.errors import NotChannelMemory, RedactionFailed
 from memory.redaction.redactor import Redactor
 from memory.scopes import Requester, WriteContext
 from memory.store.db import Database
 from memory.subjects import Author
-from memory.threads import NotChannelMemory, Threads
+from memory.threads import Threads
 from tests.fakes.crashing_recognizer import crashing_redactor
 from tests.memory.contexts import ALICE, BOB, ctx
 

@@ -1,4 +1,4 @@
--- Profile facts, captured thread messages and episodes (memory-more).
+-- Profile facts, captured thread messages and episodes.
 -- Every row table carries the scope columns read by memory.scopes.visibility_sql:
 -- scope, team_id, channel_id, channel_is_private, owner_subject_id.
 -- FTS tables are external-content and kept in step by triggers, so a DELETE of a row

@@ -1,0 +1,228 @@
+"""SQL of `memory_notes`: the note write path, neighbour links and the reads recall makes of it.
+
+The keyword index (`memory_notes_fts`) follows the table through triggers; its queries are in
+`memory.store.notes_fts`, the vectors in `memory.store.vectors`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from memory.store.visibility import Audience, visibility_sql
+
+if TYPE_CHECKING:
+    from memory.store.db import Database, Row, Tx
+
+_INSERT = """
+INSERT INTO memory_notes (team_id, scope, channel_id, channel_is_private, owner_subject_id,
+    partition_key, incident_id, kind, text, context, author_name, permalink, source_ts, created_at)
+VALUES (:team, :scope, :channel, :private, :owner, :part, :incident, :kind, :text, :context,
+    :author_name, :permalink, :source_ts, :created_at)
+"""
+
+_PREVIOUS = """
+SELECT id, text, owner_subject_id FROM memory_notes
+WHERE partition_key = :part AND channel_id IS :channel
+ORDER BY id DESC LIMIT :n
+"""
+
+_APPEND_CONTEXT = """
+UPDATE memory_notes SET context = CASE WHEN context = '' THEN :text
+    ELSE context || char(10) || :text END,
+    next_count = next_count + 1
+WHERE id IN (SELECT value FROM json_each(:ids)) AND next_count < :n
+"""
+
+_RECENT = """
+SELECT owner_subject_id, author_name, text FROM memory_notes
+WHERE partition_key = :part AND channel_id IS :channel ORDER BY id DESC LIMIT :n
+"""
+
+# EXCEPT reads the two id lists; a NOT EXISTS probe per note read whole rows (~15x slower).
+_WITHOUT_VECTOR = """
+SELECT id FROM (SELECT id FROM memory_notes EXCEPT SELECT note_id
+    FROM memory_note_vectors WHERE digest = :digest) WHERE id > :after
+ORDER BY id LIMIT :n
+"""
+
+_FOR_EMBEDDING = """
+SELECT n.id, n.partition_key, n.author_name, n.text, p.author_name AS p_author,
+    p.text AS p_text, {exchange} AS exchange
+FROM memory_notes n LEFT JOIN memory_notes p ON p.id =
+    (SELECT max(q.id) FROM memory_notes q WHERE q.partition_key = n.partition_key
+     AND q.channel_id IS n.channel_id AND q.id < n.id)
+WHERE n.id IN (SELECT value FROM json_each(:ids)) ORDER BY n.id
+"""
+
+_STILL_WITHOUT_VECTOR = """
+SELECT id FROM memory_notes WHERE id IN (SELECT value FROM json_each(:ids))
+AND NOT EXISTS (SELECT 1 FROM memory_note_vectors v
+    WHERE v.note_id = memory_notes.id AND v.digest = :digest)
+"""
+
+_VISIBLE_ROWS = """
+SELECT n.id, n.kind, n.text, n.scope, n.incident_id, n.channel_id, n.owner_subject_id,
+       n.created_at, n.permalink
+FROM memory_notes n
+WHERE n.id IN (SELECT value FROM json_each(:ids)) AND {vis} {incident}
+"""
+
+# Each hit's previous note (when the hit is in an exchange) and next note (when that one is).
+_NEIGHBOURS = """
+WITH hit AS (
+    SELECT n.id, {hit_exchange} AS joined,
+        (SELECT max(p.id) FROM memory_notes p WHERE p.partition_key = n.partition_key
+            AND p.channel_id IS n.channel_id AND p.id < n.id) AS prev,
+        (SELECT min(p.id) FROM memory_notes p WHERE p.partition_key = n.partition_key
+            AND p.channel_id IS n.channel_id AND p.id > n.id) AS next
+    FROM memory_notes n WHERE n.id IN (SELECT value FROM json_each(:ids))
+)
+SELECT hit.id, CASE WHEN hit.joined THEN hit.prev END AS prev,
+    CASE WHEN {next_exchange} THEN hit.next END AS next
+FROM hit LEFT JOIN memory_notes x ON x.id = hit.next
+"""
+
+
+def exchange_sql(note: str, *, window: int) -> str:
+    """SQL truth value of `memory.notes.exchange.in_exchange` for the memory_notes row aliased
+    `note`: someone else wrote one of the `window` notes before it in its partition and channel."""
+    return (
+        "EXISTS (SELECT 1 FROM (SELECT e.owner_subject_id AS owner FROM memory_notes e"
+        f" WHERE e.partition_key = {note}.partition_key AND e.channel_id IS {note}.channel_id"
+        f" AND e.id < {note}.id ORDER BY e.id DESC LIMIT {int(window)}) w"
+        f" WHERE w.owner IS NOT {note}.owner_subject_id)"
+    )
+
+
+async def incident_takes_notes_from(
+    tx: Tx, *, team_id: str, incident_id: str, channel_id: str | None
+) -> bool:
+    """The incident exists and a note from `channel_id` may attach to it: a public incident, or
+    the private one whose channel this is."""
+    found = await tx.fetchone(
+        "SELECT 1 FROM memory_incidents WHERE team_id = :team AND id = :id"
+        " AND (channel_is_private = 0 OR channel_id IS :channel)",
+        {"team": team_id, "id": incident_id, "channel": channel_id},
+    )
+    return found is not None
+
+
+async def insert_note(
+    tx: Tx,
+    *,
+    team_id: str,
+    scope: str,
+    channel_id: str | None,
+    channel_is_private: bool,
+    owner_subject_id: str,
+    partition_key: str,
+    incident_id: str | None,
+    kind: str,
+    text: str,
+    context: str,
+    author_name: str,
+    permalink: str | None,
+    source_ts: str | None,
+    created_at: str,
+) -> int:
+    """One note row (its keyword index follows by trigger); returns the new id."""
+    return await tx.execute(
+        _INSERT,
+        {
+            "team": team_id,
+            "scope": scope,
+            "channel": channel_id,
+            "private": int(channel_is_private),
+            "owner": owner_subject_id,
+            "part": partition_key,
+            "incident": incident_id,
+            "kind": kind,
+            "text": text,
+            "context": context,
+            "author_name": author_name,
+            "permalink": permalink,
+            "source_ts": source_ts,
+            "created_at": created_at,
+        },
+    )
+
+
+async def previous_in_channel(
+    tx: Tx, *, partition_key: str, channel_id: str | None, limit: int
+) -> list[Row]:
+    """(id, text, owner_subject_id) of the newest notes of a partition and channel, newest first."""
+    return await tx.fetchall(_PREVIOUS, {"part": partition_key, "channel": channel_id, "n": limit})
+
+
+async def append_context(tx: Tx, note_ids: Sequence[int], text: str, *, most: int) -> None:
+    """Add `text` to the neighbour context of these notes, each taking at most `most` followers."""
+    await tx.execute(_APPEND_CONTEXT, {"text": text, "ids": json.dumps(list(note_ids)), "n": most})
+
+
+async def recent_authors(
+    db: Database, *, partition_key: str, channel_id: str | None, limit: int
+) -> list[tuple[str, str, str]]:
+    """(owner_subject_id, author_name, text) of the newest notes of a partition and channel."""
+    rows = await db.fetchall(_RECENT, {"part": partition_key, "channel": channel_id, "n": limit})
+    return [(r[0], r[1], r[2]) for r in rows]
+
+
+async def count_notes(db: Database) -> int:
+    return int(await db.scalar("SELECT count(*) FROM memory_notes") or 0)
+
+
+async def count_vectors(db: Database, digest: str) -> int:
+    """Notes with an exact vector from this embedder."""
+    return int(
+        await db.scalar(
+            "SELECT count(*) FROM memory_note_vectors WHERE digest = :digest", {"digest": digest}
+        )
+        or 0
+    )
+
+
+async def ids_without_vector(db: Database, digest: str, *, after: int, limit: int) -> list[int]:
+    """Ids above `after` of notes without a vector from this embedder, ascending."""
+    rows = await db.fetchall(_WITHOUT_VECTOR, {"digest": digest, "n": limit, "after": after})
+    return [int(r[0]) for r in rows]
+
+
+async def for_embedding(db: Database, note_ids: Sequence[int], *, window: int) -> list[Row]:
+    """Each note with the author and text of the note before it in its partition and channel,
+    and whether it is in an exchange (`exchange_sql`)."""
+    return await db.fetchall(
+        _FOR_EMBEDDING.format(exchange=exchange_sql("n", window=window)),
+        {"ids": json.dumps(list(note_ids))},
+    )
+
+
+async def still_without_vector(tx: Tx, note_ids: Sequence[int], digest: str) -> set[int]:
+    """Those of these notes that still exist and still have no vector from this embedder."""
+    rows = await tx.fetchall(
+        _STILL_WITHOUT_VECTOR, {"ids": json.dumps(list(note_ids)), "digest": digest}
+    )
+    return {int(r[0]) for r in rows}
+
+
+async def visible_rows(
+    db: Database, audience: Audience, note_ids: Sequence[int], *, incident_id: str | None
+) -> list[Row]:
+    """The notes of these ids the audience may see (of one incident, when given)."""
+    vis, params = visibility_sql(audience, alias="n")
+    incident = "AND n.incident_id = :incident" if incident_id else ""
+    return await db.fetchall(
+        _VISIBLE_ROWS.format(vis=vis, incident=incident),
+        {**params, "ids": json.dumps(list(note_ids)), "incident": incident_id},
+    )
+
+
+async def neighbours(db: Database, note_ids: Sequence[int], *, window: int) -> list[Row]:
+    """(id, prev, next) per note: the previous note of its partition and channel when the note
+    is in an exchange, the next one when that one is (else NULL)."""
+    sql = _NEIGHBOURS.format(
+        hit_exchange=exchange_sql("n", window=window),
+        next_exchange=exchange_sql("x", window=window),
+    )
+    return await db.fetchall(sql, {"ids": json.dumps(list(note_ids))})
