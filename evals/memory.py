@@ -23,9 +23,10 @@ from memory.clock import Clock
 from memory.errors import ValidationError
 from memory.incidents import Incidents
 from memory.notes.notes import Note, NoteDraft, NotePolicy, Notes
-from memory.recall.recall import Mode, Recall, RecallConfig
+from memory.recall.recall import Recall, RecallConfig
 from memory.scopes import Requester, WriteContext
 from memory.subjects import Author, SlackIdentity
+from memory.text import Mode
 
 if TYPE_CHECKING:
     from memory.embedding.embedder import Embedder

@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from knowledge.corpus import normalise_slug
-from knowledge.ranking import Mode, confidence, confidence_features
+from knowledge.ranking import confidence, confidence_features
 from knowledge.search import Knowledge
 from memory.errors import ValidationError
+from memory.text import Mode
 
 
 class BadQueriesFile(ValidationError):

@@ -1,21 +1,17 @@
 """Index generations: build, validate and switch the runbook index; provenance decides reuse.
 
-A generation records corpus digest, chunker version, embedder backend/name/digest, dimensions,
-chunk count and build time. `RunbookIndex.ensure()` derives the provenance the current corpus and
-embedder would produce; when the current generation differs, a new one is built: embeddings are
-computed first (outside the write lock, reusing cached vectors by model digest + text hash), then
-one `BEGIN IMMEDIATE` transaction re-checks (another writer may have just built it: reuse), writes
-the whole generation, validates counts and dimensions, drops the old one and marks the new one
-current. Any failure rolls the transaction back. If embedding fails, a keyword-only generation is
-built instead and a warning logged: vectors of another embedder are never compared.
+`Knowledge.ensure_index()` compares the provenance the current corpus and embedder would give
+with the current generation's; on a difference a new generation is embedded (outside the write
+lock, cached by model digest + text hash), then written, validated and made current in one
+transaction that re-checks first (a concurrent builder may have won). Any failure rolls back; if
+embedding fails the generation is keyword-only: vectors of another embedder are never compared.
+SQL lives in `knowledge.store`.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
-import re
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -27,6 +23,9 @@ from knowledge.chunking import CHUNKER_VERSION, ChunkedRunbook, chunk_runbook
 from knowledge.corpus import Corpus
 from knowledge.errors import IndexBuildFailed
 from knowledge.index_text import INDEX_TEXT_VERSION, chunk_fields, doc_fields, embedding_texts
+from knowledge.store import embedding_cache, fts, generations
+from knowledge.store import runbooks as store_runbooks
+from knowledge.store import vectors as vector_tables
 from memory.clock import Clock, iso, utc_now
 from memory.embedding.embedder import Embedder
 from memory.errors import EmbeddingUnavailable
@@ -93,20 +92,7 @@ def provenance_for(corpus: Corpus, embedder: Embedder | None) -> Provenance:
     )
 
 
-def vec_table(dim: int, kind: str) -> str:
-    """Name of the sqlite-vec table for one dimension; `kind` is 'chunk' or 'doc'."""
-    if kind not in ("chunk", "doc") or not 1 <= int(dim) <= 8192:
-        raise ValueError("bad vector table")
-    return f"knowledge_{kind}vec_{int(dim)}"
-
-
 _Vectors = tuple[np.ndarray, np.ndarray, list[tuple[str, str, bytes]]]
-_VEC_TABLE = re.compile(r"knowledge_(chunk|doc)vec_[0-9]+")
-
-_GEN_COLUMNS = (
-    "id, corpus_digest, chunker_version, embedder_backend, embedder_name, embedder_digest, dim,"
-    " runbook_count, chunk_count, vector_count, built_at, build_ms"
-)
 
 
 def _row_to_generation(row: Sequence[Any]) -> Generation:
@@ -122,9 +108,7 @@ class RunbookIndex:
         self._clock = clock
 
     async def current(self) -> Generation | None:
-        row = await self._db.fetchone(
-            f"SELECT {_GEN_COLUMNS} FROM knowledge_generations WHERE is_current = 1"
-        )
+        row = await generations.current(self._db)
         return None if row is None else _row_to_generation(tuple(row))
 
     async def build(self, corpus: Corpus, embedder: Embedder | None) -> Generation:
@@ -151,7 +135,7 @@ class RunbookIndex:
         chunk_texts, doc_texts = embedding_texts(runbooks)
         texts = chunk_texts + doc_texts
         keys = [hashlib.sha256(t.encode()).hexdigest() for t in texts]
-        cached = await self._cached(embedder.digest, keys)
+        cached = await embedding_cache.cached(self._db, embedder.digest, keys)
         missing = [i for i, k in enumerate(keys) if k not in cached]
         fresh = await embedder.embed([texts[i] for i in missing]) if missing else None
         dim = embedder.dim
@@ -173,19 +157,6 @@ class RunbookIndex:
             new_rows = []
         return out[: len(chunk_texts)], out[len(chunk_texts) :], new_rows
 
-    async def _cached(self, digest: str, keys: list[str]) -> dict[str, bytes]:
-        found: dict[str, bytes] = {}
-        for start in range(0, len(keys), 500):
-            batch = keys[start : start + 500]
-            marks = ",".join("?" * len(batch))
-            rows = await self._db.fetchall(
-                "SELECT text_sha256, vector FROM knowledge_embedding_cache"
-                f" WHERE embedder_digest = ? AND text_sha256 IN ({marks})",
-                (digest, *batch),
-            )
-            found.update({r[0]: bytes(r[1]) for r in rows})
-        return found
-
     async def _write(
         self,
         corpus: Corpus,
@@ -196,35 +167,24 @@ class RunbookIndex:
     ) -> Generation:
         prov = provenance_for(corpus, embedder)
         async with self._db.transaction() as tx:
-            row = await tx.fetchone(
-                f"SELECT {_GEN_COLUMNS} FROM knowledge_generations WHERE is_current = 1"
-            )
+            row = await generations.current(tx)
             if row is not None and _row_to_generation(tuple(row)).provenance == prov:
                 return _row_to_generation(tuple(row))  # a concurrent caller built it: reuse
-            gen_id = await tx.execute(
-                "INSERT INTO knowledge_generations (corpus_digest, chunker_version,"
-                " embedder_backend, embedder_name, embedder_digest, dim, runbook_count,"
-                " chunk_count, built_at, build_ms) VALUES (?,?,?,?,?,?,?,?,?,0)",
-                (*asdict(prov).values(), len(runbooks), 0, iso(self._clock())),
+            gen_id = await generations.insert(
+                tx, asdict(prov), runbook_count=len(runbooks), built_at=iso(self._clock())
             )
             chunk_ids, doc_ids = await _write_rows(tx, gen_id, corpus, runbooks)
             n_vectors = 0
             if vectors is not None and prov.dim is not None:
                 n_vectors = await _write_vectors(tx, prov.dim, chunk_ids, doc_ids, vectors[:2])
-                await tx.executemany(
-                    "INSERT OR IGNORE INTO knowledge_embedding_cache VALUES (?, ?, ?)", vectors[2]
-                )
+                await embedding_cache.insert(tx, vectors[2])
             await _validate(tx, gen_id, len(chunk_ids), n_vectors, prov.dim)
-            await _drop_other_generations(tx, gen_id)
+            await generations.drop_others(tx, gen_id)
             build_ms = int((time.perf_counter() - started) * 1000)
-            await tx.execute(
-                "UPDATE knowledge_generations SET is_current = 1, chunk_count = ?,"
-                " vector_count = ?, build_ms = ? WHERE id = ?",
-                (len(chunk_ids), n_vectors, build_ms, gen_id),
+            await generations.mark_current(
+                tx, gen_id, chunk_count=len(chunk_ids), vector_count=n_vectors, build_ms=build_ms
             )
-            row = await tx.fetchone(
-                f"SELECT {_GEN_COLUMNS} FROM knowledge_generations WHERE id = ?", (gen_id,)
-            )
+            row = await generations.get(tx, gen_id)
         log.info("runbook_index_built", extra={"generation": gen_id, "chunks": len(chunk_ids)})
         return _row_to_generation(tuple(row))  # type: ignore[arg-type]  # just inserted
 
@@ -237,36 +197,25 @@ async def _write_rows(
     doc_ids: list[int] = []
     for rb in runbooks:
         f = corpus.files[rb.slug]
-        rb_id = await tx.execute(
-            "INSERT INTO knowledge_runbooks (generation_id, slug, title, relpath, sha256)"
-            " VALUES (?, ?, ?, ?, ?)",
-            (gen_id, rb.slug, rb.title, f.relpath, f.sha256),
+        rb_id = await store_runbooks.insert_runbook(
+            tx, gen_id, slug=rb.slug, title=rb.title, relpath=f.relpath, sha256=f.sha256
         )
         doc_ids.append(rb_id)
-        await tx.execute(
-            "INSERT INTO knowledge_doc_fts (rowid, title, headings, body) VALUES (?, ?, ?, ?)",
-            (rb_id, *doc_fields(rb)),
-        )
+        await fts.insert_doc(tx, rb_id, doc_fields(rb))
         for chunk in rb.chunks:
-            cid = await tx.execute(
-                "INSERT INTO knowledge_chunks (generation_id, runbook_id, slug, ordinal,"
-                " heading_path, anchor, content_hash, text) VALUES (?,?,?,?,?,?,?,?)",
-                (
-                    gen_id,
-                    rb_id,
-                    rb.slug,
-                    chunk.ordinal,
-                    json.dumps(chunk.heading_path),
-                    chunk.anchor,
-                    chunk.content_hash,
-                    chunk.text,
-                ),
+            cid = await store_runbooks.insert_chunk(
+                tx,
+                gen_id,
+                rb_id,
+                slug=rb.slug,
+                ordinal=chunk.ordinal,
+                heading_path=chunk.heading_path,
+                anchor=chunk.anchor,
+                content_hash=chunk.content_hash,
+                text=chunk.text,
             )
             chunk_ids.append(cid)
-            await tx.execute(
-                "INSERT INTO knowledge_chunk_fts (rowid, title, headings, body) VALUES (?,?,?,?)",
-                (cid, *chunk_fields(chunk)),
-            )
+            await fts.insert_chunk(tx, cid, chunk_fields(chunk))
     return chunk_ids, doc_ids
 
 
@@ -275,45 +224,19 @@ async def _write_vectors(
     dim: int,
     chunk_ids: list[int],
     doc_ids: list[int],
-    vectors: tuple[np.ndarray, np.ndarray],
+    vecs: tuple[np.ndarray, np.ndarray],
 ) -> int:
-    chunk_vecs, doc_vecs = vectors
+    chunk_vecs, doc_vecs = vecs
     if chunk_vecs.shape != (len(chunk_ids), dim) or doc_vecs.shape != (len(doc_ids), dim):
         raise IndexBuildFailed("vector count or dimensions do not match the chunks")
-    for kind, ids, vecs in (("chunk", chunk_ids, chunk_vecs), ("doc", doc_ids, doc_vecs)):
-        table = vec_table(dim, kind)
-        await tx.execute(
-            f"CREATE VIRTUAL TABLE IF NOT EXISTS {table} USING vec0("
-            f"embedding float[{dim}] distance_metric=cosine)"
-        )
-        await tx.executemany(
-            f"INSERT INTO {table} (rowid, embedding) VALUES (?, ?)",
-            [(i, v.astype(np.float32).tobytes()) for i, v in zip(ids, vecs, strict=True)],
-        )
+    await vector_tables.insert(tx, "chunk", dim, chunk_ids, chunk_vecs)
+    await vector_tables.insert(tx, "doc", dim, doc_ids, doc_vecs)
     return len(chunk_ids) + len(doc_ids)
 
 
 async def _validate(tx: Tx, gen_id: int, n_chunks: int, n_vectors: int, dim: int | None) -> None:
-    stored = (
-        await tx.fetchone(
-            "SELECT count(*) FROM knowledge_chunks WHERE generation_id = ?", (gen_id,)
-        )
-    )[0]  # type: ignore[index]  # count(*) always returns a row
+    stored = await store_runbooks.count_chunks(tx, gen_id)
     if stored != n_chunks or (n_chunks == 0 and stored != 0):
         raise IndexBuildFailed(f"{stored} chunks stored, {n_chunks} expected")
     if dim is not None and n_vectors == 0 and n_chunks > 0:
         raise IndexBuildFailed("no vectors were stored")
-
-
-async def _drop_other_generations(tx: Tx, keep: int) -> None:
-    """Remove every other generation's rows, keyword rows and vectors (all dimensions)."""
-    names = await tx.fetchall("SELECT name FROM sqlite_master WHERE type = 'table'")
-    tables = [r[0] for r in names if _VEC_TABLE.fullmatch(r[0])]
-    old_chunks = "SELECT id FROM knowledge_chunks WHERE generation_id != ?"
-    old_docs = "SELECT id FROM knowledge_runbooks WHERE generation_id != ?"
-    await tx.execute(f"DELETE FROM knowledge_chunk_fts WHERE rowid IN ({old_chunks})", (keep,))
-    await tx.execute(f"DELETE FROM knowledge_doc_fts WHERE rowid IN ({old_docs})", (keep,))
-    for table in tables:
-        source = old_chunks if table.startswith("knowledge_chunkvec_") else old_docs
-        await tx.execute(f"DELETE FROM {table} WHERE rowid IN ({source})", (keep,))
-    await tx.execute("DELETE FROM knowledge_generations WHERE id != ?", (keep,))

@@ -16,7 +16,7 @@ import re
 
 from knowledge.chunking import Chunk, ChunkedRunbook
 from knowledge.profile import without_exclusions
-from knowledge.terms import expand_identifiers
+from memory.text import expand_identifiers
 
 #: Bump when the text given to either index changes; part of index provenance with the chunker's.
 INDEX_TEXT_VERSION = "ctx-v4"

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from knowledge.chunking import ChunkedRunbook
-from knowledge.terms import split_identifier
+from memory.text import split_identifier
 
 _WORD = re.compile(r"[A-Za-z0-9]+(?:[-_.][A-Za-z0-9]+)*")
 _SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ures", "ure", "ed", "es", "s")

@@ -1,26 +1,18 @@
-"""Hybrid fusion of keyword and semantic evidence per runbook, and the calibrated confidence.
+"""How runbook search ranks: a linear ranker over per-runbook signals, and calibrated confidence.
 
-Each candidate runbook carries thirteen signals (`SIGNALS`): document-level, best-chunk and
-lead-only BM25F (max-normalised per query so they compare across queries), best-chunk and summary
-cosines (rescaled above a floor) and eight term-overlap signals from `_profile.py`. The fused
-score is a linear ranker over them, trained listwise (softmax cross-entropy of the right runbook
-among each query's candidates) and reported with leave-one-query-set-out cross-validation by
-bench/knowledge_tune.py (hybrid leaves the lead-only BM25F out: it helped keyword rankings only,
-held out); nothing is keyed to particular runbooks. Confidence is a logistic model
-over features of the ranking, fitted and cross-validated the same way; below `abstain_below` the
-answer is "no matching runbook".
+Thirteen signals per candidate (`SIGNALS`: BM25F, cosines, term overlap from `knowledge.profile`)
+score a runbook; a logistic model over the ranking's features gives the confidence below which
+search abstains. Weights are fitted by bench/knowledge_tune.py, keyed to no particular runbook.
+Memory recall's rank fusion (RRF over notes) is `memory.recall`, not this module.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Literal
 
 from knowledge.profile import Overlap
-
-Mode = Literal["keyword", "semantic", "hybrid"]
-MODES: tuple[Mode, ...] = ("keyword", "semantic", "hybrid")
+from memory.text import Mode
 
 SIGNALS = (
     "kw_doc",

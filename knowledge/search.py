@@ -18,7 +18,7 @@ import numpy as np
 from knowledge.chunking import chunk_runbook
 from knowledge.corpus import Corpus, normalise_slug
 from knowledge.errors import IndexBuildFailed, InvalidQuery
-from knowledge.index import Generation, RunbookIndex, provenance_for, vec_table
+from knowledge.index import Generation, RunbookIndex, provenance_for
 from knowledge.index_text import humanise
 from knowledge.profile import (
     Profile,
@@ -33,16 +33,17 @@ from knowledge.ranking import (
     SIGNALS,
     Candidate,
     FusionConfig,
-    Mode,
     confidence,
     confidence_features,
     fuse,
 )
-from knowledge.terms import query_terms
+from knowledge.store import fts
+from knowledge.store import runbooks as store_runbooks
+from knowledge.store import vectors as vector_tables
 from memory.embedding.embedder import Embedder
 from memory.errors import EmbeddingUnavailable, InvalidLimit
-from memory.recall.ranking import fts_match
 from memory.store.db import Database, Row
+from memory.text import Mode, identifier_terms
 
 log = logging.getLogger(__name__)
 
@@ -205,7 +206,7 @@ class Knowledge:
         fits every mode's weights from one hybrid run)."""
         # Every signal reads what the problem is, not what the query says it is not.
         text = without_exclusions(text)
-        terms = query_terms(text)
+        terms = identifier_terms(text)
         cands: dict[int, Candidate] = {}
         used: Mode = mode
         semantic = None
@@ -254,7 +255,7 @@ class Knowledge:
 
     async def _keyword_lead(self, terms: list[str], text: str, cands: dict[int, Candidate]) -> None:
         """Document BM25F of the query's lead alone (the whole query's when they are the same)."""
-        lead = query_terms(specific_lead_text(text))
+        lead = identifier_terms(specific_lead_text(text))
         if lead and lead != terms:
             for rid, slug, title, score in await self._doc_rows(lead):
                 cands.setdefault(rid, Candidate(rid, slug, title)).kw_lead = score
@@ -266,13 +267,8 @@ class Knowledge:
         """Document and chunk BM25F of the query."""
         for rid, slug, title, score in await self._doc_rows(terms):
             cands.setdefault(rid, Candidate(rid, slug, title)).kw_doc = score
-        expr = fts_match(terms)
-        rows = await self._db.fetchall(
-            "SELECT c.id, r.id, r.slug, r.title, -bm25(knowledge_chunk_fts, ?, ?, ?) AS s"
-            " FROM knowledge_chunk_fts JOIN knowledge_chunks c ON c.id = knowledge_chunk_fts.rowid"
-            " JOIN knowledge_runbooks r ON r.id = c.runbook_id"
-            " WHERE knowledge_chunk_fts MATCH ? ORDER BY s DESC LIMIT ?",
-            (*CHUNK_WEIGHTS, expr, KEYWORD_DEPTH * 2),
+        rows = await fts.chunk_matches(
+            self._db, terms, weights=CHUNK_WEIGHTS, limit=KEYWORD_DEPTH * 2
         )
         for cid, rid, slug, title, score in rows:
             cand = cands.setdefault(rid, Candidate(rid, slug, title))
@@ -280,14 +276,7 @@ class Knowledge:
             cand.chunk_kw[cid] = score
 
     async def _doc_rows(self, terms: list[str]) -> list[Row]:
-        return list(
-            await self._db.fetchall(
-                "SELECT r.id, r.slug, r.title, -bm25(knowledge_doc_fts, ?, ?, ?) AS s"
-                " FROM knowledge_doc_fts JOIN knowledge_runbooks r ON r.id = knowledge_doc_fts.rowid"
-                " WHERE knowledge_doc_fts MATCH ? ORDER BY s DESC LIMIT ?",
-                (*DOC_WEIGHTS, fts_match(terms), KEYWORD_DEPTH),
-            )
-        )
+        return await fts.doc_matches(self._db, terms, weights=DOC_WEIGHTS, limit=KEYWORD_DEPTH)
 
     async def _semantic_rows(self, text: str, gen: Generation) -> tuple[list, list]:
         """(nearest chunk rows, nearest summary rows) for the query's embedding."""
@@ -299,19 +288,8 @@ class Knowledge:
         dim = gen.provenance.dim
         # Two reader connections: the chunk and summary scans run side by side.
         chunk_rows, doc_rows = await asyncio.gather(
-            self._db.fetchall(
-                f"SELECT v.rowid, c.runbook_id, r.slug, r.title, 1.0 - v.distance"
-                f" FROM {vec_table(dim, 'chunk')} v JOIN knowledge_chunks c ON c.id = v.rowid"
-                " JOIN knowledge_runbooks r ON r.id = c.runbook_id"
-                " WHERE v.embedding MATCH ? AND k = ?",
-                (qvec, VECTOR_DEPTH),
-            ),
-            self._db.fetchall(
-                f"SELECT v.rowid, r.slug, r.title, 1.0 - v.distance"
-                f" FROM {vec_table(dim, 'doc')} v JOIN knowledge_runbooks r ON r.id = v.rowid"
-                " WHERE v.embedding MATCH ? AND k = ?",
-                (qvec, VECTOR_DEPTH // 2),
-            ),
+            vector_tables.nearest_chunks(self._db, dim, qvec, k=VECTOR_DEPTH),
+            vector_tables.nearest_docs(self._db, dim, qvec, k=VECTOR_DEPTH // 2),
         )
         return list(chunk_rows), list(doc_rows)
 
@@ -321,28 +299,13 @@ class Knowledge:
         chosen = [_best_chunks(cand) for _, cand in ranked]
         bare = [cand.runbook_id for (_, cand), ids in zip(ranked, chosen, strict=True) if not ids]
         if bare:  # no section matched: cite the runbook's first section
-            marks = ",".join("?" * len(bare))
-            rows = await self._db.fetchall(
-                # SQLite takes the bare `id` from the row holding min(ordinal).
-                "SELECT runbook_id, id, min(ordinal) FROM knowledge_chunks"
-                f" WHERE runbook_id IN ({marks}) GROUP BY runbook_id",
-                tuple(bare),
-            )
-            first = {r[0]: r[1] for r in rows}
+            first = await store_runbooks.first_chunks(self._db, bare)
             chosen = [
                 ids or ([first[c.runbook_id]] if c.runbook_id in first else [])
                 for (_, c), ids in zip(ranked, chosen, strict=True)
             ]
         wanted = [cid for ids in chosen for cid in ids]
-        by_id: dict[int, Row] = {}
-        if wanted:
-            marks = ",".join("?" * len(wanted))
-            rows = await self._db.fetchall(
-                "SELECT id, heading_path, anchor, content_hash, text FROM knowledge_chunks"
-                f" WHERE id IN ({marks})",
-                tuple(wanted),
-            )
-            by_id = {r[0]: r for r in rows}
+        by_id = await store_runbooks.chunks_by_id(self._db, wanted) if wanted else {}
         return [
             RunbookHit(
                 slug=cand.slug,

@@ -1,1 +1,5 @@
-"""opsmemory: skills package."""
+"""Operational skills: `skills/<name>/SKILL.md` files and the index that matches them to requests."""
+
+from skills.loader import Skill, SkillIndex, SkillSummary
+
+__all__ = ["Skill", "SkillIndex", "SkillSummary"]

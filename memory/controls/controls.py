@@ -20,8 +20,9 @@ from memory.clock import Clock, iso, utc_now
 from memory.controls import forget
 from memory.controls.export import export_subject
 from memory.controls.summary import LATEST_NOTES, MemorySummary, summarise_subject
-from memory.errors import UnknownItem, ValidationError
+from memory.errors import InvalidSubjectId, UnknownItem
 from memory.scopes import SCOPES
+from memory.store import forget as store
 from memory.store.audit import write_audit
 from memory.threads import pending_threads
 
@@ -31,17 +32,6 @@ if TYPE_CHECKING:
 
 _SUBJECT = re.compile(r"^[A-Z0-9]{2,32}/[A-Z0-9]{2,32}$")
 _ITEM = re.compile(r"^(note|profile|message|episode):(\d{1,18})$")
-_TABLE_OF = {
-    "note": "memory_notes",
-    "profile": "memory_profile_facts",
-    "message": "memory_thread_messages",
-    "episode": "memory_episodes",
-}
-
-
-class InvalidSubjectId(ValidationError):
-    def __init__(self) -> None:
-        super().__init__("That is not a subject id; use the form T0123ABC/U0123ABC.")
 
 
 @dataclass(frozen=True)
@@ -102,16 +92,11 @@ class Controls:
         now = self._clock()
         counts: Counter[str] = Counter()
         async with self._db.transaction() as tx:
-            owner = await tx.fetchone(
-                f"SELECT team_id FROM {_TABLE_OF[kind]} WHERE id = ? AND owner_subject_id = ?",
-                (rowid, subject_id),
-            )
-            if owner is None:
+            team_id = await store.owner_team(tx, store.TABLE_OF[kind], rowid, subject_id)
+            if team_id is None:
                 raise UnknownItem(item_id)
             await self._delete(tx, kind, [rowid], counts, iso(now))
-            await _receipt_row(
-                tx, "memory.forget_item", subject_id, owner["team_id"], item_id, counts, now
-            )
+            await _receipt_row(tx, "memory.forget_item", subject_id, team_id, item_id, counts, now)
         return await self._finish("forget_item", subject_id, now, counts)
 
     async def forget_everything(self, subject_id: str) -> Receipt:
@@ -119,23 +104,15 @@ class Controls:
         check_subject_id(subject_id)
         now = self._clock()
         counts: Counter[str] = Counter()
-        owned = {"s": subject_id}
         async with self._db.transaction() as tx:
-            team = await tx.fetchone(
-                "SELECT team_id FROM memory_subjects WHERE subject_id = ?", (subject_id,)
-            )
+            team = await store.subject_team(tx, subject_id)
             for kind in ("note", "profile", "message", "episode"):
-                ids = await forget.ids_where(tx, _TABLE_OF[kind], "owner_subject_id = :s", owned)
+                ids = await store.owned_ids(tx, store.TABLE_OF[kind], subject_id)
                 await self._delete(tx, kind, ids, counts, iso(now))
-            participated = await tx.fetchall(
-                "SELECT episode_id FROM memory_episode_participants WHERE subject_id = ?",
-                (subject_id,),
-            )
-            await forget.delete_episodes(tx, [int(r[0]) for r in participated], counts, iso(now))
-            counts["memory_subjects"] += await tx.execute_rowcount(
-                "DELETE FROM memory_subjects WHERE subject_id = ?", (subject_id,)
-            )
-            team_id = team["team_id"] if team else subject_id.split("/", 1)[0]
+            participated = await store.participated_episodes(tx, subject_id)
+            await forget.delete_episodes(tx, participated, counts, iso(now))
+            counts["memory_subjects"] += await store.delete_subject(tx, subject_id)
+            team_id = team if team is not None else subject_id.split("/", 1)[0]
             await _receipt_row(
                 tx, "memory.forget_everything", subject_id, team_id, None, counts, now
             )
@@ -151,17 +128,11 @@ class Controls:
             for scope, days in sorted(days_by_scope.items()):
                 if scope not in SCOPES or days is None:
                     continue
-                cutoff = {"scope": scope, "cutoff": iso(now - timedelta(days=days))}
-                old = "scope = :scope AND created_at < :cutoff"
-                await forget.delete_notes(
-                    tx, await forget.ids_where(tx, "memory_notes", old, cutoff), counts
-                )
-                for kind in ("profile", "message"):
-                    ids = await forget.ids_where(tx, _TABLE_OF[kind], old, cutoff)
+                cutoff = iso(now - timedelta(days=days))
+                for kind in ("note", "profile", "message", "episode"):
+                    table = store.TABLE_OF[kind]
+                    ids = await store.ids_older_than(tx, table, scope=scope, cutoff=cutoff)
                     await self._delete(tx, kind, ids, counts, iso(now))
-                stale = "scope = :scope AND started_at < :cutoff"
-                ids = await forget.ids_where(tx, "memory_episodes", stale, cutoff)
-                await forget.delete_episodes(tx, ids, counts, iso(now))
             if counts:
                 await _receipt_row(tx, "memory.retention", "opsmemory", "*", None, counts, now)
         return await self._finish("retention", None, now, counts)

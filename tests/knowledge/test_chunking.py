@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from knowledge.chunking import CHUNKER_VERSION, chunk_runbook, github_anchor
-from knowledge.terms import expand_identifiers, query_terms, split_identifier
+from memory.text import expand_identifiers, identifier_terms, split_identifier
 from tests.knowledge.conftest import RUNBOOKS
 
 
@@ -45,7 +45,7 @@ def test_identifiers_split_on_camel_kebab_and_snake_case() -> None:
     assert split_identifier("KubeAPIDown") == ["kube", "api", "down"]
     assert split_identifier("etcd_grpc-requests") == ["etcd", "grpc", "requests"]
     assert expand_identifiers("KubeAPIDown") == "kubeapidown kube api down"
-    assert query_terms('The "KubeAPIDown" OR NEAR(x) 10.0.0.1') == [
+    assert identifier_terms('The "KubeAPIDown" OR NEAR(x) 10.0.0.1') == [
         "kubeapidown",
         "kube",
         "api",

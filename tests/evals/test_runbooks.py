@@ -11,8 +11,14 @@ import pytest
 from bot.cli.knowledge_cmds import add_eval_runbooks_parser, run_eval_runbooks
 from bot.settings import Settings
 from evals.runbooks import BadQueriesFile, auroc, load_queries
+from tests.knowledge.conftest import write_corpus
 
 SHIPPED = Path(__file__).resolve().parents[2] / "knowledge" / "runbooks"
+
+
+@pytest.fixture
+def corpus_dir(tmp_path: Path) -> Path:
+    return write_corpus(tmp_path / "runbooks")
 
 
 def test_auroc_counts_wins_and_half_ties() -> None:
