@@ -83,8 +83,11 @@ def current_rss_mb() -> float:
 
 def stage_totals(runtime) -> dict[str, tuple[float, int]]:  # type: ignore[no-untyped-def]
     """(seconds, count) per answering stage, from the bot's own /metrics histograms."""
-    hist = runtime.deps.metrics.retrieval_latency
-    return {labels[0]: (hist._sums[labels], hist.count(*labels)) for labels in hist._counts}
+    families = runtime.deps.metrics.registry.collect()
+    (family,) = [f for f in families if f.name == "opsmemory_retrieval_seconds"]
+    sums = {s.labels["what"]: s.value for s in family.samples if s.name.endswith("_sum")}
+    counts = {s.labels["what"]: int(s.value) for s in family.samples if s.name.endswith("_count")}
+    return {what: (sums[what], counts[what]) for what in sums}
 
 
 def stage_means_ms(

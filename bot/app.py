@@ -8,9 +8,8 @@ import asyncio
 import logging
 import secrets
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import aiohttp
 from slack_bolt.async_app import AsyncApp
@@ -24,10 +23,14 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.answer import messages
 from bot.answer.compose import Answering
 from bot.approvals import Approvals
+from bot.deps import Deps
 from bot.directory import ChannelDirectory, HomeTeam, user_directory
+from bot.listeners import actions, commands, home, mentions, shortcuts
+from bot.listeners import messages as message_events
 from bot.listeners.commands import UsageError
 from bot.metrics import Metrics
 from bot.pacing import ChannelPacer
+from bot.runtime import Runtime
 from bot.settings import Settings
 from bot.state.dedupe import Dedupe
 from bot.state.feedback import Feedback
@@ -35,53 +38,7 @@ from bot.state.saves import SourceSaves
 from memory.clock import Clock, utc_now
 from memory.errors import OpsmemoryError
 
-if TYPE_CHECKING:
-    from bot.answer.llm import Generator
-    from bot.runtime import Runtime
-    from knowledge.search import Knowledge
-    from memory.controls.controls import Controls
-    from memory.episodes.episodes import Episodes
-    from memory.incidents import Incidents
-    from memory.notes.notes import Notes
-    from memory.profiles.profiles import Profiles
-    from memory.recall.recall import Recall
-    from memory.redaction.redactor import Redactor
-    from memory.store.db import Database
-    from memory.subjects import UserDirectory
-    from memory.threads import Threads
-    from skills.loader import SkillIndex
-
 log = logging.getLogger("opsmemory.bot")
-
-
-@dataclass(frozen=True)
-class Deps:
-    """Everything a listener may use; built once by `build_app`, passed to every `register`."""
-
-    settings: Settings
-    db: Database
-    clock: Clock
-    metrics: Metrics
-    dedupe: Dedupe
-    pacer: ChannelPacer
-    home: HomeTeam
-    users: UserDirectory
-    channels: ChannelDirectory
-    redactor: Redactor
-    incidents: Incidents
-    notes: Notes
-    recall: Recall
-    profiles: Profiles
-    threads: Threads
-    episodes: Episodes
-    controls: Controls
-    knowledge: Knowledge | None
-    skills: SkillIndex | None
-    answering: Answering
-    generator: Generator | None
-    approvals: Approvals
-    feedback: Feedback
-    saves: SourceSaves
 
 
 def _trace(metrics: Metrics) -> aiohttp.TraceConfig:
@@ -94,8 +51,8 @@ def _trace(metrics: Metrics) -> aiohttp.TraceConfig:
     async def end(_s: Any, ctx: Any, params: Any) -> None:
         method = params.url.path.rsplit("/", 1)[-1]
         outcome = "ok" if params.response.status == 200 else str(params.response.status)
-        metrics.slack_calls.inc(method, outcome)
-        metrics.slack_latency.observe(time.perf_counter() - ctx.started, method)
+        metrics.slack_calls.labels(method, outcome).inc()
+        metrics.slack_latency.labels(method).observe(time.perf_counter() - ctx.started)
 
     trace.on_request_start.append(start)
     trace.on_request_end.append(end)
@@ -104,10 +61,6 @@ def _trace(metrics: Metrics) -> aiohttp.TraceConfig:
 
 async def build_app(settings: Settings, *, clock: Clock = utc_now) -> Runtime:
     """Open the database, build the domain and the Bolt app; nothing is served yet."""
-    from bot.listeners import actions, commands, home, mentions, shortcuts
-    from bot.listeners import messages as message_events
-    from bot.runtime import Runtime
-
     metrics = Metrics()
     session = aiohttp.ClientSession(trace_configs=[_trace(metrics)])
     token = settings.slack_bot_token.get_secret_value() if settings.slack_bot_token else None
@@ -233,10 +186,10 @@ def _install_exactly_once(app: AsyncApp, deps: Deps) -> None:
         kind = _request_kind(body)
         event_id = body.get("event_id")
         if event_id and not await deps.dedupe.claim_event(str(event_id)):
-            deps.metrics.events.inc(kind, "duplicate")
+            deps.metrics.events.labels(kind, "duplicate").inc()
             log.info("event_duplicate", extra={"event_id": event_id, "kind": kind})
             return BoltResponse(status=200, body="")
-        deps.metrics.events.inc(kind, "accepted")
+        deps.metrics.events.labels(kind, "accepted").inc()
         if kind in _ACK_FIRST:
             # Bolt (1.30) resets the ack when a listener fails within ~10 ms of acking, then
             # answers 404 after 3 s. Acking here, before the listener starts, makes the 200 stick;
@@ -268,11 +221,11 @@ def _install_error_handler(app: AsyncApp, deps: Deps) -> None:
             text = str(error)
             if isinstance(error, UsageError):
                 text = f"{text}\n{messages.USAGE}"
-            deps.metrics.errors.inc(type(error).__name__)
+            deps.metrics.errors.labels(type(error).__name__).inc()
         else:
             ref = secrets.token_hex(2)
             text = messages.internal_error(ref)
-            deps.metrics.errors.inc("internal")
+            deps.metrics.errors.labels("internal").inc()
             log.error(
                 "listener_failed",
                 extra={

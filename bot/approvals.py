@@ -10,8 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from bot.answer import messages
 from memory.clock import Clock, iso, utc_now
 from memory.errors import NotFound, PermissionDenied
+from memory.store import approvals as store
 
 if TYPE_CHECKING:
     from memory.store.db import Database
@@ -22,8 +24,6 @@ Status = Literal["pending", "approved", "rejected"]
 
 class NotAnApprover(PermissionDenied):
     def __init__(self) -> None:
-        from bot.answer import messages
-
         super().__init__(messages.APPROVAL_REFUSED)
 
 
@@ -63,10 +63,13 @@ class Approvals:
         if action not in ACTIONS:
             raise UnknownApproval()
         async with self._db.transaction() as tx:
-            rowid = await tx.execute(
-                """INSERT INTO bot_approvals (team_id, channel_id, action, requested_by,
-                                              created_at) VALUES (?, ?, ?, ?, ?)""",
-                (team_id, channel_id, action, requested_by, iso(self._clock())),
+            rowid = await store.insert_approval(
+                tx,
+                team_id=team_id,
+                channel_id=channel_id,
+                action=action,
+                requested_by=requested_by,
+                at=iso(self._clock()),
             )
         return Approval(rowid, team_id, channel_id, action, requested_by, "pending", None)
 
@@ -90,19 +93,13 @@ class Approvals:
             raise OwnProposal()
         status = "approved" if approve else "rejected"
         async with self._db.transaction() as tx:
-            changed = await tx.execute_rowcount(
-                """UPDATE bot_approvals SET status = ?, decided_by = ?, decided_at = ?
-                   WHERE id = ? AND status = 'pending'""",
-                (status, subject_id, iso(self._clock()), approval_id),
+            decided = await store.decide_pending(
+                tx, approval_id, status=status, decided_by=subject_id, at=iso(self._clock())
             )
-        return await self.get(approval_id), changed == 1
+        return await self.get(approval_id), decided
 
     async def get(self, approval_id: int) -> Approval:
-        row = await self._db.fetchone(
-            """SELECT id, team_id, channel_id, action, requested_by, status, decided_by
-               FROM bot_approvals WHERE id = ?""",
-            (approval_id,),
-        )
+        row = await store.get_approval(self._db, approval_id)
         if row is None:
             raise UnknownApproval()
         return Approval(*row)

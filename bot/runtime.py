@@ -14,10 +14,12 @@ from aiohttp import web
 from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
 from slack_bolt.async_app import AsyncApp
 
+from bot.metrics import CONTENT_TYPE
 from bot.settings import Settings
+from memory.store.health import ping
 
 if TYPE_CHECKING:
-    from bot.app import Deps
+    from bot.deps import Deps
 
 log = logging.getLogger("opsmemory.runtime")
 
@@ -121,13 +123,11 @@ class Runtime:
         return await to_aiohttp_response(bolt_resp)
 
     async def _healthz(self, request: web.Request) -> web.Response:
-        ok = await self.deps.db.scalar("SELECT 1") == 1
+        ok = await ping(self.deps.db)
         return web.json_response({"ok": ok}, status=200 if ok else 503)
 
     async def _metrics(self, request: web.Request) -> web.Response:
         return web.Response(
-            text=self.deps.metrics.render(),
-            content_type="text/plain",
-            charset="utf-8",
-            headers={"X-Content-Type-Options": "nosniff"},
+            body=self.deps.metrics.render(),
+            headers={"Content-Type": CONTENT_TYPE, "X-Content-Type-Options": "nosniff"},
         )

@@ -20,7 +20,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.answer import render as blocks
 
 if TYPE_CHECKING:
-    from bot.app import Deps
+    from bot.deps import Deps
     from memory.episodes.digest import Digest
 
 log = logging.getLogger("opsmemory.scheduler")

@@ -1,7 +1,8 @@
 """Answer composition (no Slack here): recall → runbook retrieval → matching skills → a
 token-budgeted set of numbered sources, rendered first as a deterministic cited answer.
 
-The LLM step (bot/llm.py) may only rephrase over these same sources; blocks.py renders the result.
+The LLM step (`bot/answer/llm.py`) may only rephrase over these same sources; `render.py` renders
+the result.
 """
 
 from __future__ import annotations
@@ -88,7 +89,6 @@ class Answer:
     sources: tuple[Source, ...] = ()
     similar: tuple[SimilarIncident, ...] = ()
     actions: tuple[ProposedAction, ...] = ()
-    abstained: bool = False
     generated: bool = False
     notice: str | None = None
     timings_ms: dict[str, float] = field(default_factory=dict)
@@ -138,14 +138,7 @@ class Answering:
         actions = _proposals(sources, [s.body for s in skills])
         runbooks = [s for s in sources if s.kind == "runbook"]
         summary = _summary(runbooks, [s for s in sources if s.kind in ("incident", "mine")])
-        return Answer(
-            summary,
-            tuple(sources),
-            tuple(similar),
-            tuple(actions),
-            abstained=not runbooks,
-            timings_ms=timings,
-        )
+        return Answer(summary, tuple(sources), tuple(similar), tuple(actions), timings_ms=timings)
 
     async def _timed(self, timings: dict[str, float], name: str, aw: Awaitable[T]) -> T:
         """Await `aw`, recording how long it took under `name`."""

@@ -12,8 +12,10 @@ from typing import TYPE_CHECKING, Any
 
 import ollama
 
+from bot.answer import messages
 from bot.answer.compose import Answer, Question, ThreadKey, estimate_tokens
 from memory.clock import Clock, iso, utc_now
+from memory.store import llm_usage as store
 
 if TYPE_CHECKING:
     from memory.store.db import Database
@@ -87,32 +89,20 @@ class TokenLedger:
         self._db, self.cap, self._clock = db, cap, clock
 
     async def used(self, key: ThreadKey) -> int:
-        value = await self._db.scalar(
-            """SELECT prompt_tokens + completion_tokens FROM bot_thread_tokens
-               WHERE team_id = ? AND channel_id = ? AND thread_ts = ?""",
-            (key.team_id, key.channel_id, key.thread_ts),
+        return await store.thread_tokens(
+            self._db, team_id=key.team_id, channel_id=key.channel_id, thread_ts=key.thread_ts
         )
-        return int(value or 0)
 
     async def add(self, key: ThreadKey, reply: ChatReply) -> None:
         async with self._db.transaction() as tx:
-            await tx.execute(
-                """INSERT INTO bot_thread_tokens
-                       (team_id, channel_id, thread_ts, prompt_tokens, completion_tokens, calls,
-                        updated_at)
-                   VALUES (:team, :channel, :thread, :p, :c, 1, :now)
-                   ON CONFLICT (team_id, channel_id, thread_ts) DO UPDATE SET
-                       prompt_tokens = prompt_tokens + :p,
-                       completion_tokens = completion_tokens + :c,
-                       calls = calls + 1, updated_at = :now""",
-                {
-                    "team": key.team_id,
-                    "channel": key.channel_id,
-                    "thread": key.thread_ts,
-                    "p": reply.prompt_tokens,
-                    "c": reply.completion_tokens,
-                    "now": iso(self._clock()),
-                },
+            await store.add_thread_tokens(
+                tx,
+                team_id=key.team_id,
+                channel_id=key.channel_id,
+                thread_ts=key.thread_ts,
+                prompt_tokens=reply.prompt_tokens,
+                completion_tokens=reply.completion_tokens,
+                at=iso(self._clock()),
             )
 
 
@@ -129,8 +119,6 @@ class Generator:
         self, q: Question, answer: Answer, history: list[dict[str, Any]]
     ) -> tuple[Answer, ChatReply | None]:
         """The improved answer (or `answer` with a notice) and the model reply, if any."""
-        from bot.answer import messages
-
         if not answer.sources:
             return answer, None
         if await self._ledger.used(q.thread) >= self._ledger.cap:

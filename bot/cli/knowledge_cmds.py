@@ -9,11 +9,10 @@ import tempfile
 from pathlib import Path
 
 from bot.settings import Settings
-from evals.runbooks import evaluate, load_queries
-from knowledge.ranking import MODES
 from knowledge.search import Knowledge
 from memory.embedding.embedder import build_embedder
 from memory.store.db import Database
+from memory.text import MODES
 
 DEFAULT_RUNBOOKS = Path(__file__).resolve().parents[2] / "knowledge" / "runbooks"
 DEFAULT_MODE = "hybrid"  # chosen by measurement: see the README's retrieval table
@@ -75,6 +74,8 @@ def add_eval_runbooks_parser(sub: argparse._SubParsersAction) -> None:
 
 
 async def run_eval_runbooks(args: argparse.Namespace, settings: Settings) -> int:
+    from evals.runbooks import evaluate, load_queries  # evals is never imported at run time
+
     queries = load_queries(args.queries)
     with tempfile.TemporaryDirectory(prefix="opsmemory-eval-") as tmp:
         data_dir = args.data_dir or Path(tmp)

@@ -12,11 +12,23 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.answer import messages
 from bot.answer import render as blocks
 from bot.directory import incident_for, write_context
+from bot.listeners import bind
 from bot.listeners.home import publish_home
 from bot.state.saves import SourceKey
 
 if TYPE_CHECKING:
-    from bot.app import Deps
+    from bot.deps import Deps
+
+
+def register(app: AsyncApp, deps: Deps) -> None:
+    app.action("remember_answer")(bind(remember, deps=deps))
+    app.action("not_helpful")(bind(not_helpful, deps=deps))
+    app.action("propose_action")(bind(propose, deps=deps))
+    app.action("approve_action")(bind(decide, deps=deps, approve=True))
+    app.action("reject_action")(bind(decide, deps=deps, approve=False))
+    app.action("delete_item")(bind(delete_item, deps=deps))
+    app.action("export_memory")(bind(export, deps=deps))
+    app.action("forget_everything")(forget_everything)
 
 
 def _answer_text(body: dict[str, Any]) -> str:
@@ -27,150 +39,147 @@ def _answer_text(body: dict[str, Any]) -> str:
     return str((body.get("message") or {}).get("text", ""))
 
 
-def register(app: AsyncApp, deps: Deps) -> None:
-    @app.action("remember_answer")
-    async def remember(ack: Any, body: dict[str, Any], context: Any, respond: Any) -> None:
-        await ack()
-        channel, ts = body["container"]["channel_id"], body["container"]["message_ts"]
-        ctx = await write_context(
-            deps.users,
-            deps.channels,
-            team_id=context.team_id,
-            user_id=context.user_id,
-            channel_id=channel,
-            scope="channel",
-            source_ts=ts,
-        )
-        inc = await incident_for(
-            deps.incidents, deps.channels, team_id=context.team_id, channel_id=channel
-        )
-        key = SourceKey(context.team_id, channel, ts, "fact")
-        note = await deps.saves.save_once(
-            key,
-            lambda: deps.notes.save(
-                ctx, _answer_text(body), "fact", incident=inc.id if inc else None
-            ),
-        )
-        if note is None:
-            await respond(
-                text=messages.ALREADY_SAVED, response_type="ephemeral", replace_original=False
-            )
-            return
-        await deps.feedback.record(
-            team_id=context.team_id,
-            channel_id=channel,
-            answer_ts=ts,
-            subject_id=ctx.author.subject_id,
-            verdict="remembered",
-        )
+async def remember(
+    ack: Any, body: dict[str, Any], context: Any, respond: Any, *, deps: Deps
+) -> None:
+    """Remember this: save the answer as a fact of the incident, once per answer."""
+    await ack()
+    channel, ts = body["container"]["channel_id"], body["container"]["message_ts"]
+    ctx = await write_context(
+        deps.users,
+        deps.channels,
+        team_id=context.team_id,
+        user_id=context.user_id,
+        channel_id=channel,
+        scope="channel",
+        source_ts=ts,
+    )
+    inc = await incident_for(
+        deps.incidents, deps.channels, team_id=context.team_id, channel_id=channel
+    )
+    key = SourceKey(context.team_id, channel, ts, "fact")
+    note = await deps.saves.save_once(
+        key,
+        lambda: deps.notes.save(ctx, _answer_text(body), "fact", incident=inc.id if inc else None),
+    )
+    if note is None:
         await respond(
-            text=messages.REMEMBERED.format(user=context.user_id),
-            response_type="in_channel",
+            text=messages.ALREADY_SAVED, response_type="ephemeral", replace_original=False
+        )
+        return
+    await deps.feedback.record(
+        team_id=context.team_id,
+        channel_id=channel,
+        answer_ts=ts,
+        subject_id=ctx.author.subject_id,
+        verdict="remembered",
+    )
+    await respond(
+        text=messages.REMEMBERED.format(user=context.user_id),
+        response_type="in_channel",
+        replace_original=False,
+    )
+
+
+async def not_helpful(
+    ack: Any, body: dict[str, Any], context: Any, respond: Any, *, deps: Deps
+) -> None:
+    await ack()
+    channel, ts = body["container"]["channel_id"], body["container"]["message_ts"]
+    facts = await deps.users.get(context.team_id, context.user_id)
+    await deps.feedback.record(
+        team_id=context.team_id,
+        channel_id=channel,
+        answer_ts=ts,
+        subject_id=facts.subject_id,
+        verdict="not_helpful",
+    )
+    await respond(text=messages.THANKS_FEEDBACK, response_type="ephemeral", replace_original=False)
+
+
+async def propose(
+    ack: Any, body: dict[str, Any], context: Any, client: AsyncWebClient, *, deps: Deps
+) -> None:
+    """An action button on an answer: post an approval request in the thread."""
+    await ack()
+    channel = body["container"]["channel_id"]
+    message = body.get("message") or {}
+    thread = message.get("thread_ts") or body["container"]["message_ts"]
+    kind = body["actions"][0]["value"]
+    # Proposing a production change is a write: guests and other organisations are refused.
+    ctx = await write_context(
+        deps.users, deps.channels, team_id=context.team_id, user_id=context.user_id,
+        channel_id=channel, scope="channel",
+    )  # fmt: skip
+    approval = await deps.approvals.request(
+        team_id=context.team_id,
+        channel_id=channel,
+        action=kind,
+        requested_by=ctx.author.subject_id,
+    )
+    text = messages.APPROVAL_REQUESTED.format(
+        user=context.user_id,
+        action=messages.ACTION_NAMES[approval.action],
+        source="the runbooks cited above",
+    )
+    await deps.pacer.wait(channel)
+    await client.chat_postMessage(
+        channel=channel,
+        thread_ts=thread,
+        text=text,
+        blocks=blocks.approval_request(approval.id, text),
+    )
+
+
+async def decide(
+    ack: Any, body: dict[str, Any], context: Any, respond: Any, *, deps: Deps, approve: bool
+) -> None:
+    """Approve or Reject on an approval request; the request message shows the decision."""
+    await ack()
+    facts = await deps.users.get(context.team_id, context.user_id)
+    approval, decided = await deps.approvals.decide(
+        int(body["actions"][0]["value"]),
+        team_id=context.team_id,
+        user_id=context.user_id,
+        subject_id=facts.subject_id,
+        approve=approve,
+    )
+    if not decided:
+        await respond(
+            text=messages.APPROVAL_ALREADY_DECIDED.format(status=approval.status),
+            response_type="ephemeral",
             replace_original=False,
         )
+        return
+    template = messages.APPROVED if approve else messages.REJECTED
+    text = template.format(user=context.user_id, action=messages.ACTION_NAMES[approval.action])
+    await respond(text=text, blocks=blocks.plain(text), replace_original=True)
 
-    @app.action("not_helpful")
-    async def not_helpful(ack: Any, body: dict[str, Any], context: Any, respond: Any) -> None:
-        await ack()
-        channel, ts = body["container"]["channel_id"], body["container"]["message_ts"]
-        facts = await deps.users.get(context.team_id, context.user_id)
-        await deps.feedback.record(
-            team_id=context.team_id,
-            channel_id=channel,
-            answer_ts=ts,
-            subject_id=facts.subject_id,
-            verdict="not_helpful",
-        )
-        await respond(
-            text=messages.THANKS_FEEDBACK, response_type="ephemeral", replace_original=False
-        )
 
-    @app.action("propose_action")
-    async def propose(ack: Any, body: dict[str, Any], context: Any, client: AsyncWebClient) -> None:
-        await ack()
-        channel = body["container"]["channel_id"]
-        message = body.get("message") or {}
-        thread = message.get("thread_ts") or body["container"]["message_ts"]
-        kind = body["actions"][0]["value"]
-        # Proposing a production change is a write: guests and other organisations are refused.
-        ctx = await write_context(
-            deps.users, deps.channels, team_id=context.team_id, user_id=context.user_id,
-            channel_id=channel, scope="channel",
-        )  # fmt: skip
-        approval = await deps.approvals.request(
-            team_id=context.team_id,
-            channel_id=channel,
-            action=kind,
-            requested_by=ctx.author.subject_id,
-        )
-        text = messages.APPROVAL_REQUESTED.format(
-            user=context.user_id,
-            action=messages.ACTION_NAMES[approval.action],
-            source="the runbooks cited above",
-        )
-        await deps.pacer.wait(channel)
-        await client.chat_postMessage(
-            channel=channel,
-            thread_ts=thread,
-            text=text,
-            blocks=blocks.approval_request(approval.id, text),
-        )
+async def delete_item(
+    ack: Any, body: dict[str, Any], context: Any, client: AsyncWebClient, *, deps: Deps
+) -> None:
+    await ack()
+    facts = await deps.users.get(context.team_id, context.user_id)
+    await deps.controls.forget_item(facts.subject_id, body["actions"][0]["value"])
+    await publish_home(deps, client, team_id=context.team_id, user_id=context.user_id)
 
-    async def decide(body: dict[str, Any], context: Any, respond: Any, approve: bool) -> None:
-        facts = await deps.users.get(context.team_id, context.user_id)
-        approval, decided = await deps.approvals.decide(
-            int(body["actions"][0]["value"]),
-            team_id=context.team_id,
-            user_id=context.user_id,
-            subject_id=facts.subject_id,
-            approve=approve,
-        )
-        if not decided:
-            await respond(
-                text=messages.APPROVAL_ALREADY_DECIDED.format(status=approval.status),
-                response_type="ephemeral",
-                replace_original=False,
-            )
-            return
-        template = messages.APPROVED if approve else messages.REJECTED
-        text = template.format(user=context.user_id, action=messages.ACTION_NAMES[approval.action])
-        await respond(text=text, blocks=blocks.plain(text), replace_original=True)
 
-    @app.action("approve_action")
-    async def approve(ack: Any, body: dict[str, Any], context: Any, respond: Any) -> None:
-        await ack()
-        await decide(body, context, respond, approve=True)
+async def export(ack: Any, context: Any, client: AsyncWebClient, *, deps: Deps) -> None:
+    """Export my memory: DM the person everything memory holds of theirs, in parts."""
+    await ack()
+    facts = await deps.users.get(context.team_id, context.user_id)
+    data = await deps.controls.export(facts.subject_id)
+    dump = json.dumps(data, indent=1, ensure_ascii=False, default=str)
+    parts = blocks.export_messages(dump)
+    for n, part in enumerate(parts, 1):
+        # One post per second per channel (Slack's limit): a long export takes a while.
+        await deps.pacer.wait(context.user_id)
+        text = messages.EXPORT_PART.format(part=n, parts=len(parts))
+        await client.chat_postMessage(channel=context.user_id, text=text, blocks=part)
 
-    @app.action("reject_action")
-    async def reject(ack: Any, body: dict[str, Any], context: Any, respond: Any) -> None:
-        await ack()
-        await decide(body, context, respond, approve=False)
 
-    @app.action("delete_item")
-    async def delete_item(
-        ack: Any, body: dict[str, Any], context: Any, client: AsyncWebClient
-    ) -> None:
-        await ack()
-        facts = await deps.users.get(context.team_id, context.user_id)
-        await deps.controls.forget_item(facts.subject_id, body["actions"][0]["value"])
-        await publish_home(deps, client, team_id=context.team_id, user_id=context.user_id)
-
-    @app.action("export_memory")
-    async def export(ack: Any, context: Any, client: AsyncWebClient) -> None:
-        await ack()
-        facts = await deps.users.get(context.team_id, context.user_id)
-        data = await deps.controls.export(facts.subject_id)
-        dump = json.dumps(data, indent=1, ensure_ascii=False, default=str)
-        parts = blocks.export_messages(dump)
-        for n, part in enumerate(parts, 1):
-            # One post per second per channel (Slack's limit): a long export takes a while.
-            await deps.pacer.wait(context.user_id)
-            text = messages.EXPORT_PART.format(part=n, parts=len(parts))
-            await client.chat_postMessage(channel=context.user_id, text=text, blocks=part)
-
-    @app.action("forget_everything")
-    async def forget_everything(ack: Any, body: dict[str, Any], client: AsyncWebClient) -> None:
-        await ack()
-        await client.views_open(
-            trigger_id=body["trigger_id"], view=blocks.forget_everything_modal()
-        )
+async def forget_everything(ack: Any, body: dict[str, Any], client: AsyncWebClient) -> None:
+    """Forget everything: open the confirmation modal (its submission does the forgetting)."""
+    await ack()
+    await client.views_open(trigger_id=body["trigger_id"], view=blocks.forget_everything_modal())

@@ -10,11 +10,12 @@ from slack_bolt.async_app import AsyncApp
 
 from bot.answer import messages
 from bot.directory import incident_for, requester_for, write_context
+from bot.listeners import bind
 from memory.errors import OpsmemoryError, ValidationError
 from memory.incidents import Incident
 
 if TYPE_CHECKING:
-    from bot.app import Deps
+    from bot.deps import Deps
 
 SUBCOMMANDS = (
     "open",
@@ -66,12 +67,14 @@ def parse_incident_command(text: str) -> IncidentCommand:
 
 
 def register(app: AsyncApp, deps: Deps) -> None:
-    @app.command("/incident")
-    async def incident(ack: Any, command: dict[str, Any], respond: Any) -> None:
-        await ack()
-        cmd = parse_incident_command(command.get("text", ""))
-        text, in_channel = await _run(deps, cmd, command)
-        await respond(text=text, response_type="in_channel" if in_channel else "ephemeral")
+    app.command("/incident")(bind(incident, deps=deps))
+
+
+async def incident(ack: Any, command: dict[str, Any], respond: Any, *, deps: Deps) -> None:
+    await ack()
+    cmd = parse_incident_command(command.get("text", ""))
+    text, in_channel = await _run(deps, cmd, command)
+    await respond(text=text, response_type="in_channel" if in_channel else "ephemeral")
 
 
 async def _run(deps: Deps, cmd: IncidentCommand, c: dict[str, Any]) -> tuple[str, bool]:

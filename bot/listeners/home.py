@@ -10,9 +10,10 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.answer import render as blocks
 from bot.directory import requester_for
+from bot.listeners import bind
 
 if TYPE_CHECKING:
-    from bot.app import Deps
+    from bot.deps import Deps
 
 
 async def publish_home(deps: Deps, client: AsyncWebClient, *, team_id: str, user_id: str) -> None:
@@ -31,8 +32,12 @@ async def publish_home(deps: Deps, client: AsyncWebClient, *, team_id: str, user
 
 
 def register(app: AsyncApp, deps: Deps) -> None:
-    @app.event("app_home_opened")
-    async def on_home(event: dict[str, Any], context: Any, client: AsyncWebClient) -> None:
-        if event.get("tab") != "home":
-            return
-        await publish_home(deps, client, team_id=context.team_id, user_id=event["user"])
+    app.event("app_home_opened")(bind(on_home, deps=deps))
+
+
+async def on_home(
+    event: dict[str, Any], context: Any, client: AsyncWebClient, *, deps: Deps
+) -> None:
+    if event.get("tab") != "home":
+        return
+    await publish_home(deps, client, team_id=context.team_id, user_id=event["user"])

@@ -18,10 +18,11 @@ from bot.answer import messages
 from bot.answer import render as blocks
 from bot.answer.compose import Answer, Question, ThreadKey
 from bot.directory import incident_for, requester_for
+from bot.listeners import bind
 from memory.errors import RedactionFailed
 
 if TYPE_CHECKING:
-    from bot.app import Deps
+    from bot.deps import Deps
 
 log = logging.getLogger("opsmemory.mentions")
 _MENTION = re.compile(r"<@[A-Z0-9]+(?:\|[^>]*)?>")
@@ -33,54 +34,55 @@ def question_text(text: str) -> str:
 
 
 def register(app: AsyncApp, deps: Deps) -> None:
-    @app.event("app_mention")
-    async def on_mention(event: dict[str, Any], context: Any, client: AsyncWebClient) -> None:
-        team, channel, ts = context.team_id, event["channel"], event["ts"]
-        if not await deps.dedupe.claim_answer(team, channel, ts):
-            deps.metrics.events.inc("app_mention", "already_answered")
-            return
-        started = time.perf_counter()
-        thread_ts = event.get("thread_ts") or ts
-        incident = await incident_for(
-            deps.incidents, deps.channels, team_id=team, channel_id=channel
-        )
-        if incident is None:
-            await deps.pacer.wait(channel)
-            await client.chat_postMessage(
-                channel=channel, thread_ts=thread_ts, text=messages.NOT_AN_INCIDENT_CHANNEL
-            )
-            return
-        requester = await requester_for(
-            deps.users, team_id=team, user_id=event["user"], channel_id=channel
-        )
-        q = Question(
-            requester,
-            question_text(event.get("text", "")),
-            ThreadKey(team, channel, thread_ts),
-            incident.id,
-        )
-        answer = await deps.answering.compose(q)
-        for name, ms in answer.timings_ms.items():
-            deps.metrics.retrieval_latency.observe(ms / 1000, name)
+    app.event("app_mention")(bind(on_mention, deps=deps))
+
+
+async def on_mention(
+    event: dict[str, Any], context: Any, client: AsyncWebClient, *, deps: Deps
+) -> None:
+    """Answer once per asking message: post the cited answer, then improve it in place."""
+    team, channel, ts = context.team_id, event["channel"], event["ts"]
+    if not await deps.dedupe.claim_answer(team, channel, ts):
+        deps.metrics.events.labels("app_mention", "already_answered").inc()
+        return
+    started = time.perf_counter()
+    thread_ts = event.get("thread_ts") or ts
+    incident = await incident_for(deps.incidents, deps.channels, team_id=team, channel_id=channel)
+    if incident is None:
         await deps.pacer.wait(channel)
-        posted = await client.chat_postMessage(
-            channel=channel, thread_ts=thread_ts, **_render(answer)
+        await client.chat_postMessage(
+            channel=channel, thread_ts=thread_ts, text=messages.NOT_AN_INCIDENT_CHANNEL
         )
-        await deps.dedupe.record_answer(team, channel, ts, posted["ts"])
-        deps.metrics.answers.inc("cited")
-        deps.metrics.answer_latency.observe(time.perf_counter() - started, "cited")
-        log.info(
-            "answer_posted",
-            extra={
-                "team": team,
-                "channel": channel,
-                "incident": incident.id,
-                "thread_ts": thread_ts,
-                "stage": "cited",
-            },
-        )
-        if deps.generator is not None:
-            await _improve(deps, client, q, answer, posted["ts"], started)
+        return
+    requester = await requester_for(
+        deps.users, team_id=team, user_id=event["user"], channel_id=channel
+    )
+    q = Question(
+        requester,
+        question_text(event.get("text", "")),
+        ThreadKey(team, channel, thread_ts),
+        incident.id,
+    )
+    answer = await deps.answering.compose(q)
+    for name, ms in answer.timings_ms.items():
+        deps.metrics.retrieval_latency.labels(name).observe(ms / 1000)
+    await deps.pacer.wait(channel)
+    posted = await client.chat_postMessage(channel=channel, thread_ts=thread_ts, **_render(answer))
+    await deps.dedupe.record_answer(team, channel, ts, posted["ts"])
+    deps.metrics.answers.labels("cited").inc()
+    deps.metrics.answer_latency.labels("cited").observe(time.perf_counter() - started)
+    log.info(
+        "answer_posted",
+        extra={
+            "team": team,
+            "channel": channel,
+            "incident": incident.id,
+            "thread_ts": thread_ts,
+            "stage": "cited",
+        },
+    )
+    if deps.generator is not None:
+        await _improve(deps, client, q, answer, posted["ts"], started)
 
 
 async def _improve(
@@ -100,15 +102,15 @@ async def _improve(
         # The fallback lives here: the cited answer is already posted; say why it stays.
         improved, reply = replace(answer, notice=messages.LLM_UNAVAILABLE), None
     if reply is not None:
-        deps.metrics.llm_tokens.inc("prompt", amount=reply.prompt_tokens)
-        deps.metrics.llm_tokens.inc("completion", amount=reply.completion_tokens)
+        deps.metrics.llm_tokens.labels("prompt").inc(reply.prompt_tokens)
+        deps.metrics.llm_tokens.labels("completion").inc(reply.completion_tokens)
     if improved == answer:
         return
     await deps.pacer.wait(q.thread.channel_id)
     await client.chat_update(channel=q.thread.channel_id, ts=answer_ts, **_render(improved))
     stage = "generated" if improved.generated else "notice"
-    deps.metrics.answers.inc(stage)
-    deps.metrics.answer_latency.observe(time.perf_counter() - started, stage)
+    deps.metrics.answers.labels(stage).inc()
+    deps.metrics.answer_latency.labels(stage).observe(time.perf_counter() - started)
 
 
 def _render(answer: Answer) -> dict[str, Any]:

@@ -10,9 +10,10 @@ from typing import TYPE_CHECKING, Any
 from slack_bolt.async_app import AsyncApp
 
 from bot.directory import incident_for, write_context
+from bot.listeners import bind
 
 if TYPE_CHECKING:
-    from bot.app import Deps
+    from bot.deps import Deps
 
 log = logging.getLogger("opsmemory.capture")
 # Subtypes that are people talking; everything else (joins, topic changes, bots) is skipped.
@@ -20,42 +21,43 @@ _HUMAN_SUBTYPES = {None, "thread_broadcast", "file_share", "me_message"}
 
 
 def register(app: AsyncApp, deps: Deps) -> None:
-    @app.event("message")
-    async def on_message(event: dict[str, Any], context: Any) -> None:
-        team, channel = context.team_id, event.get("channel", "")
-        subtype = event.get("subtype")
-        if event.get("bot_id") or subtype == "bot_message":
-            return
-        if subtype == "message_changed":
-            new = event.get("message") or {}
-            if not new.get("bot_id"):
-                await deps.threads.edit(team, channel, new.get("ts", ""), new.get("text", ""))
-            return
-        if subtype == "message_deleted":
-            await deps.threads.delete(team, channel, event.get("deleted_ts", ""))
-            return
-        if subtype not in _HUMAN_SUBTYPES or not event.get("user"):
-            return
-        incident = await incident_for(
-            deps.incidents, deps.channels, team_id=team, channel_id=channel
-        )
-        if incident is None:
-            return
-        facts = await deps.users.get(team, event["user"])
-        if facts.identity.is_guest or facts.identity.is_external:
-            log.info("capture_skipped_guest", extra={"team": team, "channel": channel})
-            return
-        ctx = await write_context(
-            deps.users,
-            deps.channels,
-            team_id=team,
-            user_id=event["user"],
-            channel_id=channel,
-            scope="channel",
-            source_ts=event["ts"],
-        )
-        started = time.perf_counter()
-        await deps.threads.capture(
-            ctx, ts=event["ts"], thread_ts=event.get("thread_ts"), text=event.get("text", "")
-        )
-        deps.metrics.redaction_latency.observe(time.perf_counter() - started)
+    app.event("message")(bind(on_message, deps=deps))
+
+
+async def on_message(event: dict[str, Any], context: Any, *, deps: Deps) -> None:
+    """Store a person's message (redacted); apply edits and deletions to what is stored."""
+    team, channel = context.team_id, event.get("channel", "")
+    subtype = event.get("subtype")
+    if event.get("bot_id") or subtype == "bot_message":
+        return
+    if subtype == "message_changed":
+        new = event.get("message") or {}
+        if not new.get("bot_id"):
+            await deps.threads.edit(team, channel, new.get("ts", ""), new.get("text", ""))
+        return
+    if subtype == "message_deleted":
+        await deps.threads.delete(team, channel, event.get("deleted_ts", ""))
+        return
+    if subtype not in _HUMAN_SUBTYPES or not event.get("user"):
+        return
+    incident = await incident_for(deps.incidents, deps.channels, team_id=team, channel_id=channel)
+    if incident is None:
+        return
+    facts = await deps.users.get(team, event["user"])
+    if facts.identity.is_guest or facts.identity.is_external:
+        log.info("capture_skipped_guest", extra={"team": team, "channel": channel})
+        return
+    ctx = await write_context(
+        deps.users,
+        deps.channels,
+        team_id=team,
+        user_id=event["user"],
+        channel_id=channel,
+        scope="channel",
+        source_ts=event["ts"],
+    )
+    started = time.perf_counter()
+    await deps.threads.capture(
+        ctx, ts=event["ts"], thread_ts=event.get("thread_ts"), text=event.get("text", "")
+    )
+    deps.metrics.redaction_latency.observe(time.perf_counter() - started)

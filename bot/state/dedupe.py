@@ -13,6 +13,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING
 
 from memory.clock import Clock, iso, utc_now
+from memory.store import dedupe as store
 
 if TYPE_CHECKING:
     from memory.store.db import Database
@@ -42,7 +43,7 @@ class Dedupe:
         self._recent[event_id] = None
         if len(self._recent) > RECENT_EVENT_IDS:
             self._recent.popitem(last=False)
-        if await self._db.scalar("SELECT 1 FROM bot_events WHERE event_id = ?", (event_id,)):
+        if await store.event_seen(self._db, event_id):
             return False
         task = asyncio.create_task(self._persist(event_id))
         self._persisting.add(task)
@@ -52,10 +53,7 @@ class Dedupe:
     async def _persist(self, event_id: str) -> None:
         try:
             async with self._db.transaction() as tx:
-                await tx.execute(
-                    "INSERT OR IGNORE INTO bot_events (event_id, received_at) VALUES (?, ?)",
-                    (event_id, iso(self._clock())),
-                )
+                await store.insert_event(tx, event_id, at=iso(self._clock()))
         except Exception as exc:  # the in-memory claim still holds; only restarts lose it
             log.warning("event_id_not_persisted", extra={"error_type": type(exc).__name__})
 
@@ -67,26 +65,27 @@ class Dedupe:
     async def claim_answer(self, team_id: str, channel_id: str, message_ts: str) -> bool:
         """True for the one delivery that may answer this message."""
         async with self._db.transaction() as tx:
-            changed = await tx.execute_rowcount(
-                """INSERT OR IGNORE INTO bot_answers (team_id, channel_id, message_ts, created_at)
-                   VALUES (?, ?, ?, ?)""",
-                (team_id, channel_id, message_ts, iso(self._clock())),
+            return await store.claim_answer(
+                tx,
+                team_id=team_id,
+                channel_id=channel_id,
+                message_ts=message_ts,
+                at=iso(self._clock()),
             )
-        return changed == 1
 
     async def record_answer(
         self, team_id: str, channel_id: str, message_ts: str, answer_ts: str
     ) -> None:
         async with self._db.transaction() as tx:
-            await tx.execute(
-                """UPDATE bot_answers SET answer_ts = ?
-                   WHERE team_id = ? AND channel_id = ? AND message_ts = ?""",
-                (answer_ts, team_id, channel_id, message_ts),
+            await store.set_answer_ts(
+                tx,
+                team_id=team_id,
+                channel_id=channel_id,
+                message_ts=message_ts,
+                answer_ts=answer_ts,
             )
 
     async def prune(self, *, keep: timedelta = timedelta(days=2)) -> int:
         """Forget event ids older than `keep` (Slack retries within minutes)."""
         async with self._db.transaction() as tx:
-            return await tx.execute_rowcount(
-                "DELETE FROM bot_events WHERE received_at < ?", (iso(self._clock() - keep),)
-            )
+            return await store.delete_events_before(tx, iso(self._clock() - keep))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Literal
 
 from memory.clock import Clock, iso, utc_now
+from memory.store import feedback as store
 
 if TYPE_CHECKING:
     from memory.store.db import Database
@@ -21,15 +22,15 @@ class Feedback:
     ) -> None:
         """Store one verdict; repeating the same click changes nothing."""
         async with self._db.transaction() as tx:
-            await tx.execute(
-                """INSERT OR IGNORE INTO bot_feedback
-                       (team_id, channel_id, answer_ts, subject_id, verdict, created_at)
-                   VALUES (?, ?, ?, ?, ?, ?)""",
-                (team_id, channel_id, answer_ts, subject_id, verdict, iso(self._clock())),
+            await store.insert_feedback(
+                tx,
+                team_id=team_id,
+                channel_id=channel_id,
+                answer_ts=answer_ts,
+                subject_id=subject_id,
+                verdict=verdict,
+                at=iso(self._clock()),
             )
 
     async def count(self, verdict: Verdict) -> int:
-        value = await self._db.scalar(
-            "SELECT count(*) FROM bot_feedback WHERE verdict = ?", (verdict,)
-        )
-        return int(value or 0)
+        return await store.count_feedback(self._db, verdict)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bot.cli import build_parser
-from tests.memory.test_evaluate import locomo_file
+from tests.evals.test_memory import locomo_file
 
 COMMANDS = [
     ["run"],

@@ -17,7 +17,7 @@ EVENT_SUBSCRIPTIONS = {"message": {"message.channels", "message.groups"}}
 
 
 def registered(kind: str) -> set[str]:
-    pattern = re.compile(rf'@app\.{kind}\("([^"]+)"\)')
+    pattern = re.compile(rf'\bapp\.{kind}\("([^"]+)"\)')  # decorator or register() call
     return {m for f in LISTENERS.glob("*.py") for m in pattern.findall(f.read_text())}
 
 

@@ -5,27 +5,49 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 
 from bot.metrics import Metrics
 from bot.pacing import ChannelPacer
 
 
+def samples(text: str) -> dict[tuple[str, frozenset[tuple[str, str]]], float]:
+    """Every sample of an exposition, parsed by prometheus-client's own parser."""
+    return {
+        (s.name, frozenset(s.labels.items())): s.value
+        for family in text_string_to_metric_families(text)
+        for s in family.samples
+    }
+
+
 def test_histogram_buckets_are_cumulative_and_count_matches() -> None:
     m = Metrics()
     for s in (0.001, 0.02, 0.02, 3.0):
-        m.answer_latency.observe(s, "cited")
-    text = m.render()
-    assert 'opsmemory_answer_seconds_bucket{stage="cited",le="0.005"} 1' in text
-    assert 'opsmemory_answer_seconds_bucket{stage="cited",le="0.025"} 3' in text
-    assert 'opsmemory_answer_seconds_bucket{stage="cited",le="+Inf"} 4' in text
-    assert 'opsmemory_answer_seconds_count{stage="cited"} 4' in text
+        m.answer_latency.labels("cited").observe(s)
+    text = m.render().decode()
+    got = samples(text)
+
+    def bucket(le: str) -> float:
+        return got[("opsmemory_answer_seconds_bucket", frozenset({("stage", "cited"), ("le", le)}))]
+
+    assert (bucket("0.005"), bucket("0.025"), bucket("+Inf")) == (1, 3, 4)
+    assert got[("opsmemory_answer_seconds_count", frozenset({("stage", "cited")}))] == 4
     assert "# TYPE opsmemory_events_total counter" in text
 
 
 def test_label_values_are_escaped() -> None:
     m = Metrics()
-    m.errors.inc('we"ird\n')
-    assert 'kind="we\\"ird\\n"' in m.render()
+    m.errors.labels('we"ird\n').inc()
+    assert 'kind="we\\"ird\\n"' in m.render().decode()
+    assert m.sample("opsmemory_errors_total", kind='we"ird\n') == 1
+
+
+def test_each_app_has_its_own_registry() -> None:
+    """Several apps in one process (the e2e tests) never share or collide on a metric."""
+    one, two = Metrics(), Metrics()
+    one.events.labels("command", "accepted").inc()
+    assert one.sample("opsmemory_events_total", kind="command", outcome="accepted") == 1
+    assert two.sample("opsmemory_events_total", kind="command", outcome="accepted") == 0
 
 
 async def test_pacer_spaces_posts_in_one_channel_but_not_across_channels() -> None:

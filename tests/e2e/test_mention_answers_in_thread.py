@@ -44,7 +44,10 @@ async def test_retried_event_is_answered_once(
     await eventually(lambda: slack.workspace.bot_messages(INCIDENT, msg.ts))
     await settle()
     assert len(slack.workspace.bot_messages(INCIDENT, msg.ts)) == 1
-    assert bot.deps.metrics.events.value("app_mention", "duplicate") == 1
+    assert (
+        bot.deps.metrics.sample("opsmemory_events_total", kind="app_mention", outcome="duplicate")
+        == 1
+    )
 
 
 async def test_app_mention_plus_message_double_delivery_is_answered_once(

@@ -32,7 +32,12 @@ async def test_mention_over_socket_mode_is_answered_once_despite_redelivery(
         await slack.sockets.push("events_api", payload, retry_attempt=1)
         answers = await eventually(lambda: slack.workspace.bot_messages(INCIDENT, msg.ts))
         assert "disk-full › " in str(answers[0].blocks)
-        assert runtime.deps.metrics.events.value("app_mention", "duplicate") == 1
+        assert (
+            runtime.deps.metrics.sample(
+                "opsmemory_events_total", kind="app_mention", outcome="duplicate"
+            )
+            == 1
+        )
         assert len(slack.workspace.bot_messages(INCIDENT, msg.ts)) == 1
     finally:
         await runtime.stop()
