@@ -11,6 +11,7 @@ from prometheus_client import (
     Counter,
     Histogram,
     ProcessCollector,
+    disable_created_metrics,
     generate_latest,
 )
 
@@ -22,6 +23,9 @@ class Metrics:
     """Every metric the bot exports; one registry per runtime, so apps in one process never mix."""
 
     def __init__(self) -> None:
+        # The *_created series (a timestamp per counter) were never part of our /metrics;
+        # the switch is process-wide in prometheus-client, and this is the only registry we keep.
+        disable_created_metrics()
         self.registry = CollectorRegistry()
         ProcessCollector(registry=self.registry)
         r = self.registry

@@ -17,7 +17,7 @@ from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.answer import render as blocks
+from bot.answer import render
 
 if TYPE_CHECKING:
     from bot.deps import Deps
@@ -87,7 +87,7 @@ class Jobs:
         text = render_digest(digest)
         await self._deps.pacer.wait(channel)
         await self._client.chat_postMessage(
-            channel=channel, text=blocks.truncate(text), blocks=[blocks.section(text)]
+            channel=channel, text=render.truncate(text), blocks=[render.section(text)]
         )
         return True
 

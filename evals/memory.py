@@ -22,8 +22,8 @@ from evals.longmemeval import load_longmemeval
 from memory.clock import Clock
 from memory.errors import ValidationError
 from memory.incidents import Incidents
-from memory.notes.notes import Note, NoteDraft, NotePolicy, Notes
-from memory.recall.recall import Recall, RecallConfig
+from memory.notes import Note, NoteDraft, NotePolicy, Notes
+from memory.recall import Recall, RecallConfig
 from memory.scopes import Requester, WriteContext
 from memory.subjects import Author, SlackIdentity
 from memory.text import Mode

@@ -29,7 +29,7 @@ from knowledge.store import vectors as vector_tables
 from memory.clock import Clock, iso, utc_now
 from memory.embedding.embedder import Embedder
 from memory.errors import EmbeddingUnavailable
-from memory.store.db import Database, Tx
+from memory.store import Database, Tx
 
 log = logging.getLogger(__name__)
 

@@ -42,7 +42,7 @@ from knowledge.store import runbooks as store_runbooks
 from knowledge.store import vectors as vector_tables
 from memory.embedding.embedder import Embedder
 from memory.errors import EmbeddingUnavailable, InvalidLimit
-from memory.store.db import Database, Row
+from memory.store import Database, Row
 from memory.text import Mode, identifier_terms
 
 log = logging.getLogger(__name__)

@@ -13,6 +13,7 @@ OpsmemoryError                  base: message = the problem and the fix
 │   └── NotChannelMemory        thread messages are channel memory only
 ├── NotFound                    UnknownIncident, UnknownRunbook, UnknownItem
 └── PermissionDenied            the requester may not do this (guest writes, approvals)
+    └── GuestWriteRefused       guests and other organisations read but never save
 """
 
 from __future__ import annotations
@@ -165,3 +166,15 @@ class InvalidScope(ValidationError):
 class InvalidIncidentField(ValidationError):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
+
+
+GUEST_WRITE_REFUSED = (
+    "Guests and people from other organisations can read answers here but cannot save to opsmemory."
+)
+
+
+class GuestWriteRefused(PermissionDenied):
+    """A guest or Slack Connect user tried to write memory."""
+
+    def __init__(self) -> None:
+        super().__init__(GUEST_WRITE_REFUSED)

@@ -20,22 +20,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from memory.errors import InvalidScope, PermissionDenied
+from memory.errors import GuestWriteRefused, InvalidScope
 from memory.subjects import Author
 
 Scope = Literal["user", "channel", "workspace"]
 SCOPES: tuple[str, ...] = get_args(Scope)
-
-GUEST_WRITE_REFUSED = (
-    "Guests and people from other organisations can read answers here but cannot save to opsmemory."
-)
-
-
-class GuestWriteRefused(PermissionDenied):
-    """A guest or Slack Connect user tried to write memory."""
-
-    def __init__(self) -> None:
-        super().__init__(GUEST_WRITE_REFUSED)
 
 
 @dataclass(frozen=True)

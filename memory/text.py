@@ -132,8 +132,6 @@ RUNBOOK_STOP_WORDS = frozenset(
         "how",
         "all",
         "any",
-        "has",
-        "been",
         "being",
         "more",
         "most",

@@ -11,7 +11,7 @@ from pathlib import Path
 from bot.settings import Settings
 from knowledge.search import Knowledge
 from memory.embedding.embedder import build_embedder
-from memory.store.db import Database
+from memory.store import Database
 from memory.text import MODES
 
 DEFAULT_RUNBOOKS = Path(__file__).resolve().parents[2] / "knowledge" / "runbooks"

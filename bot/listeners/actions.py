@@ -9,8 +9,7 @@ from typing import TYPE_CHECKING, Any
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.answer import messages
-from bot.answer import render as blocks
+from bot.answer import messages, render
 from bot.directory import incident_for, write_context
 from bot.listeners import bind
 from bot.listeners.home import publish_home
@@ -24,8 +23,8 @@ def register(app: AsyncApp, deps: Deps) -> None:
     app.action("remember_answer")(bind(remember, deps=deps))
     app.action("not_helpful")(bind(not_helpful, deps=deps))
     app.action("propose_action")(bind(propose, deps=deps))
-    app.action("approve_action")(bind(decide, deps=deps, approve=True))
-    app.action("reject_action")(bind(decide, deps=deps, approve=False))
+    app.action("approve_action")(bind(decide, name="approve", deps=deps, approve=True))
+    app.action("reject_action")(bind(decide, name="reject", deps=deps, approve=False))
     app.action("delete_item")(bind(delete_item, deps=deps))
     app.action("export_memory")(bind(export, deps=deps))
     app.action("forget_everything")(forget_everything)
@@ -127,7 +126,7 @@ async def propose(
         channel=channel,
         thread_ts=thread,
         text=text,
-        blocks=blocks.approval_request(approval.id, text),
+        blocks=render.approval_request(approval.id, text),
     )
 
 
@@ -153,7 +152,7 @@ async def decide(
         return
     template = messages.APPROVED if approve else messages.REJECTED
     text = template.format(user=context.user_id, action=messages.ACTION_NAMES[approval.action])
-    await respond(text=text, blocks=blocks.plain(text), replace_original=True)
+    await respond(text=text, blocks=render.plain(text), replace_original=True)
 
 
 async def delete_item(
@@ -171,7 +170,7 @@ async def export(ack: Any, context: Any, client: AsyncWebClient, *, deps: Deps) 
     facts = await deps.users.get(context.team_id, context.user_id)
     data = await deps.controls.export(facts.subject_id)
     dump = json.dumps(data, indent=1, ensure_ascii=False, default=str)
-    parts = blocks.export_messages(dump)
+    parts = render.export_messages(dump)
     for n, part in enumerate(parts, 1):
         # One post per second per channel (Slack's limit): a long export takes a while.
         await deps.pacer.wait(context.user_id)
@@ -182,4 +181,4 @@ async def export(ack: Any, context: Any, client: AsyncWebClient, *, deps: Deps) 
 async def forget_everything(ack: Any, body: dict[str, Any], client: AsyncWebClient) -> None:
     """Forget everything: open the confirmation modal (its submission does the forgetting)."""
     await ack()
-    await client.views_open(trigger_id=body["trigger_id"], view=blocks.forget_everything_modal())
+    await client.views_open(trigger_id=body["trigger_id"], view=render.forget_everything_modal())

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.answer import render as blocks
+from bot.answer import render
 from bot.directory import requester_for
 from bot.listeners import bind
 
@@ -25,7 +25,7 @@ async def publish_home(deps: Deps, client: AsyncWebClient, *, team_id: str, user
     facts = await deps.profiles.facts(requester.subject_id)
     summary = await deps.controls.summary(requester.subject_id)
     episodes = await deps.episodes.recent(requester, limit=5)
-    view = blocks.home(
+    view = render.home(
         counts=summary.counts, facts=facts, notes=summary.latest_notes, episodes=episodes
     )
     await client.views_publish(user_id=user_id, view=view)

@@ -14,8 +14,7 @@ import ollama
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.answer import messages
-from bot.answer import render as blocks
+from bot.answer import messages, render
 from bot.answer.compose import Answer, Question, ThreadKey
 from bot.directory import incident_for, requester_for
 from bot.listeners import bind
@@ -116,4 +115,4 @@ async def _improve(
 def _render(answer: Answer) -> dict[str, Any]:
     """Fallback text plus blocks; cut text links to the top cited source's full text."""
     link = next((s.url for s in answer.sources if s.url), None)
-    return {"text": blocks.truncate(answer.summary), "blocks": blocks.answer(answer, link=link)}
+    return {"text": render.truncate(answer.summary), "blocks": render.answer(answer, link=link)}

@@ -9,8 +9,7 @@ from typing import TYPE_CHECKING, Any
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.answer import messages
-from bot.answer import render as blocks
+from bot.answer import messages, render
 from bot.directory import incident_for, write_context
 from bot.listeners import bind
 from bot.listeners.home import publish_home
@@ -50,7 +49,7 @@ async def save_shortcut(
         )
         return
     msg = shortcut.get("message") or {}
-    view = blocks.save_modal(msg.get("text", ""), channel_id=channel, message_ts=ts)
+    view = render.save_modal(msg.get("text", ""), channel_id=channel, message_ts=ts)
     await client.views_open(trigger_id=shortcut["trigger_id"], view=view)
 
 

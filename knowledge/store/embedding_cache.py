@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 
-from memory.store.db import Database, Tx
+from memory.store import Database, Tx
 
 _CACHED = """
 SELECT text_sha256, vector

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from memory.store.db import Database, Row, Tx
+from memory.store import Database, Row, Tx
 from memory.text import fts_match
 
 _INSERT_DOC = """

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from knowledge.store import fts, vectors
-from memory.store.db import Database, Row, Tx
+from memory.store import Database, Row, Tx
 
 #: Columns of a generation row, in the order `knowledge.index` reads them.
 COLUMNS = """

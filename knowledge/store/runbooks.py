@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from memory.store.db import Database, Row, Tx
+from memory.store import Database, Row, Tx
 
 _INSERT_RUNBOOK = """
 INSERT INTO knowledge_runbooks (generation_id, slug, title, relpath, sha256)

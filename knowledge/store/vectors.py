@@ -12,7 +12,7 @@ from typing import Literal
 
 import numpy as np
 
-from memory.store.db import Database, Row, Tx
+from memory.store import Database, Row, Tx
 
 VecKind = Literal["chunk", "doc"]
 MAX_DIM = 8192

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import yaml
 
-from bot.answer import render as blocks
+from bot.answer import render
 from bot.answer.compose import Answer, ProposedAction
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -45,9 +45,9 @@ def test_every_registered_shortcut_is_declared_and_back() -> None:
 
 def test_actions_need_interactivity_and_every_rendered_button_has_a_listener() -> None:
     assert manifest()["settings"]["interactivity"]["is_enabled"] is True
-    rendered = str(blocks.answer(Answer("s", actions=(ProposedAction("rollback", "x"),))))
-    rendered += str(blocks.approval_request(1, "t"))
-    rendered += str(blocks.home(counts={}, facts=[], notes=[], episodes=[]))
+    rendered = str(render.answer(Answer("s", actions=(ProposedAction("rollback", "x"),))))
+    rendered += str(render.approval_request(1, "t"))
+    rendered += str(render.home(counts={}, facts=[], notes=[], episodes=[]))
     buttons = set(re.findall(r"'action_id': '([a-z_]+)'", rendered))
     listened = registered("action")
     assert buttons <= listened
@@ -56,8 +56,8 @@ def test_actions_need_interactivity_and_every_rendered_button_has_a_listener() -
 
 def test_every_modal_the_bot_opens_has_a_submission_listener() -> None:
     opened = {
-        blocks.save_modal("t", channel_id="C1", message_ts="1.2")["callback_id"],
-        blocks.forget_everything_modal()["callback_id"],
+        render.save_modal("t", channel_id="C1", message_ts="1.2")["callback_id"],
+        render.forget_everything_modal()["callback_id"],
     }
     assert opened == registered("view")
 

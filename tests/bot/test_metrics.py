@@ -63,3 +63,13 @@ async def test_pacer_spaces_posts_in_one_channel_but_not_across_channels() -> No
     assert waited == [pytest.approx(0.2), pytest.approx(0.2)]  # 2nd and 3rd post in C1 only
     await pacer.wait("C3")
     assert len(waited) == 2
+
+
+def test_exposition_keeps_the_series_it_always_had() -> None:
+    """The same metric names as before prometheus-client (issue 20), and no *_created series."""
+    m = Metrics()
+    m.events.labels("event", "accepted").inc()
+    m.answer_latency.labels("cited").observe(0.1)
+    names = {name for name, _ in samples(m.render().decode())}
+    assert {"opsmemory_events_total", "opsmemory_answer_seconds_count"} <= names
+    assert not [n for n in names if n.endswith("_created")]

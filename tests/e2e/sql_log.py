@@ -3,7 +3,7 @@ request reads (no wrapper around our code: sqlite3 calls back with each statemen
 
 from __future__ import annotations
 
-from memory.store.db import Database
+from memory.store import Database
 
 
 async def trace_statements(db: Database) -> list[str]:

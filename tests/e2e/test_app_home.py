@@ -9,7 +9,7 @@ import json
 from bot.directory import write_context
 from bot.runtime import Runtime
 from bot.standin import FakeSlack, SlackDriver
-from memory.notes.notes import NoteDraft
+from memory.notes import NoteDraft
 from tests.e2e.sql_log import trace_statements
 from tests.e2e.workspace import ALICE, BOB, INCIDENT, TEAM, eventually
 

@@ -8,8 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.runtime import Runtime
-from bot.standin import FakeSlack, SlackDriver
-from bot.standin.workspace import Message
+from bot.standin import FakeSlack, Message, SlackDriver
 from tests.e2e.workspace import ALICE, BOB, BOSS, GUEST, INCIDENT, SECRET, answered, eventually
 
 HOSTILE = """# Checkout Deploy Emergency

@@ -8,8 +8,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from bot.standin import FakeSlack, SlackDriver
-from bot.standin.workspace import Message
+from bot.standin import FakeSlack, Message, SlackDriver
 
 T = TypeVar("T")
 TEAM = "T0STANDIN"

@@ -10,7 +10,7 @@ import pytest
 from evals.memory import MemoryEval, ranked_metrics
 from memory.embedding.embedder import build_embedder
 from memory.redaction.redactor import Redactor
-from memory.store.db import Database
+from memory.store import Database
 
 
 def test_ranked_metrics_on_a_hand_worked_example() -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from memory.embedding.embedder import OnnxMiniLmEmbedder
-from memory.store.db import Database
+from memory.store import Database
 
 RUNBOOKS = {
     "kube-api-down": """---

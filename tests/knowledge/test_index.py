@@ -11,7 +11,7 @@ import pytest
 from knowledge.index import INDEX_VERSION
 from knowledge.search import Knowledge
 from memory.embedding.embedder import OllamaEmbedder, OnnxMiniLmEmbedder
-from memory.store.db import Database
+from memory.store import Database
 from tests.fakes.ollama_server import FakeOllama
 
 

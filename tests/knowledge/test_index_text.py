@@ -8,7 +8,7 @@ from pathlib import Path
 from knowledge.chunking import chunk_runbook
 from knowledge.index_text import chunk_embedding_text, doc_embedding_text, readable
 from knowledge.search import Knowledge
-from memory.store.db import Database
+from memory.store import Database
 from tests.knowledge.conftest import write_corpus
 
 STATIC = """# Node Filesystem Almost Out Of Space

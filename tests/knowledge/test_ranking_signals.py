@@ -20,7 +20,7 @@ from knowledge.profile import (
 )
 from knowledge.ranking import Candidate, confidence_features
 from knowledge.search import Knowledge
-from memory.store.db import Database
+from memory.store import Database
 from tests.knowledge.conftest import write_corpus
 
 SIBLINGS = {

@@ -6,10 +6,8 @@ import itertools
 
 import pytest
 
-from memory.errors import PermissionDenied
+from memory.errors import GUEST_WRITE_REFUSED, InvalidScope, PermissionDenied
 from memory.scopes import (
-    GUEST_WRITE_REFUSED,
-    InvalidScope,
     Requester,
     WriteContext,
     partition_key_for,

@@ -4,9 +4,9 @@ blocking, but never lets a message that did get saved be saved again (real SQLit
 from __future__ import annotations
 
 from bot.state.saves import STALE_CLAIM, SourceKey, SourceSaves
-from memory.notes.notes import Notes
+from memory.notes import Notes
 from memory.redaction.redactor import Redactor
-from memory.store.db import Database
+from memory.store import Database
 from tests.conftest import FakeClock
 from tests.memory.contexts import ctx
 
