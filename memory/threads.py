@@ -1,8 +1,9 @@
 """Captured thread messages: every human message in an incident channel, redacted as it arrives.
 
 Stored once per (team, channel, ts), so a double delivery (app_mention + message, retries) is a
-no-op; `message_changed` re-redacts and replaces, `message_deleted` removes the row, its keyword
-index entry and any episode built from it. Summaries never need to read history back from Slack.
+no-op; `message_changed` re-redacts and replaces, `message_deleted` removes the row; both drop
+the old keyword index entry and the thread's episode, as bytes too. Summaries never need to read
+history back from Slack.
 """
 
 from __future__ import annotations
@@ -131,15 +132,23 @@ class Threads:
         return _message(row)
 
     async def edit(self, team_id: str, channel_id: str, ts: str, new_text: str) -> bool:
-        """Apply `message_changed`: re-redact and replace; False when the message is unknown."""
+        """Apply `message_changed`: re-redact and replace; False when the message is unknown.
+
+        The old text goes as bytes before this returns (issue 16): the row is rewritten under
+        secure_delete, its FTS terms leave the index, the thread's episode (which may quote it)
+        is deleted and queued for the next roll-up, and the WAL is checkpointed. Slack also sends
+        `message_changed` when only an unfurl changed: the same text changes nothing.
+        """
         if not new_text.strip():
             return await self.delete(team_id, channel_id, ts)
         redacted = await self._redactor.redact(new_text[:MAX_MESSAGE_CHARS])
         now = iso(self._clock())
         async with self._db.transaction() as tx:
-            row = await store.message_ref(tx, team_id, channel_id, ts)
+            row = await store.find_message(tx, team_id, channel_id, ts)
             if row is None:
                 return False
+            if row["text"] == redacted.text:
+                return True
             await store.update_message(
                 tx,
                 team_id,
@@ -149,11 +158,14 @@ class Threads:
                 findings=findings_list_json(redacted.findings),
                 edited_at=now,
             )
+            await episode_store.delete_thread_episode(tx, team_id, channel_id, row["thread_ts"])
             await store.touch_thread(tx, team_id, channel_id, row["thread_ts"], now)
+        await self._db.checkpoint()
         return True
 
     async def delete(self, team_id: str, channel_id: str, ts: str) -> bool:
-        """Apply `message_deleted`: the row, its FTS entry and the thread's episode go at once."""
+        """Apply `message_deleted`: the row, its FTS entry and the thread's episode go at once,
+        as bytes too (secure_delete, FTS secure-delete, then a WAL checkpoint; issue 16)."""
         now = iso(self._clock())
         async with self._db.transaction() as tx:
             row = await store.message_ref(tx, team_id, channel_id, ts)
@@ -162,6 +174,7 @@ class Threads:
             await store.delete_message(tx, int(row["id"]))
             await episode_store.delete_thread_episode(tx, team_id, channel_id, row["thread_ts"])
             await store.touch_thread(tx, team_id, channel_id, row["thread_ts"], now)
+        await self._db.checkpoint()
         return True
 
     async def messages(

@@ -2,9 +2,12 @@
 
 Forgetting cascades to keyword-index rows, vectors, profile facts, authored notes and messages,
 and every episode that quoted them (rebuilt from what others wrote when an `Episodes` is given,
-otherwise queued for the scheduler's next roll-up). Each deletion leaves one audit row holding
-counts per table, never content. Audit rows themselves are kept: they hold no content and prove
-the deletion happened. Incidents a subject opened stay (they are the team's record).
+otherwise deleted now and queued for the scheduler's next roll-up). Each deletion leaves one
+audit row holding counts per table, never content. When a call returns, the forgotten text is
+gone as bytes too (issue 16): secure_delete zeroes freed space, FTS5 secure-delete takes the terms
+out of the index, sqlite-vec zeroes deleted vectors, and the WAL is checkpointed and truncated.
+Audit rows themselves are kept: they hold no content and prove the deletion happened. Incidents
+a subject opened stay (they are the team's record).
 """
 
 from __future__ import annotations
@@ -152,13 +155,16 @@ class Controls:
     async def _finish(
         self, action: str, subject_id: str | None, now: datetime, counts: Counter[str]
     ) -> Receipt:
-        """Rebuild episodes for threads that lost content, from what remains."""
+        """Rebuild episodes for threads that lost content, from what remains; then checkpoint,
+        so the pages that held the old text leave the WAL."""
         rebuilt = 0
         if self._episodes is not None:
             for ref in await pending_threads(self._db, now - timedelta(microseconds=1)):
                 if await self._episodes.roll_up(ref.team_id, ref.channel_id, ref.thread_ts):
                     rebuilt += 1
         kept = {k: v for k, v in counts.items() if v}
+        if kept:
+            await self._db.checkpoint()
         return Receipt(action, subject_id, now, kept, rebuilt)
 
 

@@ -10,17 +10,20 @@ import asyncio
 import logging
 import os
 import threading
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from memory.errors import RedactionConfigError, RedactionFailed
+from memory.redaction.context import build_context_enhancer, word_artifacts
+from memory.redaction.detectors import build_detector_recognizers
+from memory.redaction.pii import build_pii_recognizers
 from memory.redaction.secrets import build_secret_recognizers
 
 if TYPE_CHECKING:
     from presidio_analyzer import AnalyzerEngine, EntityRecognizer
-    from presidio_anonymizer import AnonymizerEngine
 
 log = logging.getLogger(__name__)
 
@@ -31,8 +34,8 @@ _MIN_SCORE = 0.4
 _LEMMA_COMPONENT = "opsmemory_lowercase_lemma"
 
 # Default entities, chosen for ops text. Included: EMAIL_ADDRESS, PHONE_NUMBER, CREDIT_CARD,
-# US_SSN, IBAN_CODE, CRYPTO (all checksum- or format-validated, so rare false positives) plus
-# every secret kind in _secret_recognizers. Left out on purpose:
+# US_SSN, IBAN_CODE, CRYPTO (all checksum- or format-validated, so rare false positives; see
+# pii.py) plus every secret kind in secrets.py. Left out on purpose:
 #   DATE_TIME, URL     incident timelines and links are the point of a note; only URLs with a
 #                      password (PASSWORD) or Slack webhooks (SLACK_WEBHOOK_URL) are redacted.
 #   US_DRIVER_LICENSE, US_BANK_NUMBER, US_PASSPORT, UK_NHS, ... match bare digit/letter runs
@@ -77,10 +80,16 @@ class Redacted:
         }
 
 
+# When two matches overlap, the higher score wins, then the more specific entity, then the longer
+# span. A phone number is the least specific: almost any digit grouping is one somewhere, so a
+# US SSN (536-22-8726) or a card that the phone matcher also takes keeps its own label.
+_LEAST_SPECIFIC = ("PHONE_NUMBER",)
+
+
 @dataclass(frozen=True)
 class _Engines:
     analyzer: AnalyzerEngine
-    anonymizer: AnonymizerEngine
+    spacy_tokens: bool  # only an NER model needs spaCy's own artifacts
 
 
 class Redactor:
@@ -143,45 +152,51 @@ class Redactor:
 
 
 def _redact_with(engines: _Engines, text: str) -> Redacted:
-    from presidio_anonymizer.entities import OperatorConfig
-
     if not text:
         return Redacted(text=text, findings=())
-    results = engines.analyzer.analyze(text=text, language=_LANGUAGE, score_threshold=_MIN_SCORE)
-    results = _without_userinfo_emails(results)
-    # "replace" with no new_value writes <ENTITY_TYPE>.
-    out = engines.anonymizer.anonymize(
-        text=text,
-        # presidio-anonymizer types its own RecognizerResult; the analyzer's has the same fields
-        analyzer_results=results,  # type: ignore[arg-type]
-        operators={"DEFAULT": OperatorConfig("replace")},
+    artifacts = None if engines.spacy_tokens else word_artifacts(text, language=_LANGUAGE)
+    results = engines.analyzer.analyze(
+        text=text, language=_LANGUAGE, score_threshold=_MIN_SCORE, nlp_artifacts=artifacts
     )
-    # Counted from the analyzer's spans, not out.items: the anonymizer merges same-type values
-    # separated only by whitespace ("a@x.io b@x.io" becomes one <EMAIL_ADDRESS>).
-    counts = Counter(r.entity_type for r in _non_overlapping(results))
+    spans = _non_overlapping(results)
+    counts = Counter(r.entity_type for r in spans)
     findings = tuple(Finding(entity, n) for entity, n in sorted(counts.items()))
-    return Redacted(text=out.text, findings=findings)
+    return Redacted(text=_replace(text, spans), findings=findings)
 
 
 def _non_overlapping(results: list[Any]) -> list[Any]:
-    """One result per redacted span: the highest-scoring (then longest) wins an overlap."""
-    kept: list[Any] = []
-    for r in sorted(results, key=lambda r: (-r.score, -(r.end - r.start), r.start)):
-        if not any(k.start < r.end and r.start < k.end for k in kept):
-            kept.append(r)
+    """One result per redacted span, in text order: the best-ranked result wins an overlap.
+
+    Greedy by rank with a binary search over the spans already kept, so thousands of matches in
+    one huge message cost O(k log k), not the O(k^2) of comparing every pair.
+    """
+
+    def rank(r: Any) -> tuple[float, int, int, int]:
+        specific = 0 if r.entity_type in _LEAST_SPECIFIC else 1
+        return (-r.score, -specific, -(r.end - r.start), r.start)
+
+    starts: list[int] = []
+    kept: list[Any] = []  # sorted by start, pairwise disjoint
+    for r in sorted(results, key=rank):
+        i = bisect_left(starts, r.start)
+        if i > 0 and kept[i - 1].end > r.start:
+            continue
+        if i < len(kept) and kept[i].start < r.end:
+            continue
+        starts.insert(i, r.start)
+        kept.insert(i, r)
     return kept
 
 
-def _without_userinfo_emails(results: list[Any]) -> list[Any]:
-    """Drop emails overlapping a URL password: in `scheme://user:pass@host` the email
-    recognizer sees `pass@host`, and would win and swallow the host we want to keep."""
-    passwords = [r for r in results if r.entity_type == "PASSWORD"]
-    return [
-        r
-        for r in results
-        if r.entity_type != "EMAIL_ADDRESS"
-        or not any(p.start < r.end and r.start < p.end for p in passwords)
-    ]
+def _replace(text: str, spans: list[Any]) -> str:
+    """Each span becomes `<ENTITY_TYPE>`; everything between spans is kept byte for byte."""
+    parts: list[str] = []
+    cursor = 0
+    for r in spans:
+        parts += [text[cursor : r.start], f"<{r.entity_type}>"]
+        cursor = r.end
+    parts.append(text[cursor:])
+    return "".join(parts)
 
 
 def _build_engines(policy: RedactionPolicy, extra: Sequence[EntityRecognizer]) -> _Engines:
@@ -190,29 +205,14 @@ def _build_engines(policy: RedactionPolicy, extra: Sequence[EntityRecognizer]) -
     # is empty, and it reads it at import time; empty means use the bundled snapshot.
     os.environ.setdefault("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS", "")
     # Presidio logs every recognizer it loads at INFO; that is start-up noise in our logs.
-    for name in ("presidio-analyzer", "presidio-anonymizer"):
-        logging.getLogger(name).setLevel(logging.WARNING)
+    logging.getLogger("presidio-analyzer").setLevel(logging.WARNING)
     from presidio_analyzer import AnalyzerEngine, RecognizerRegistry
-    from presidio_analyzer.predefined_recognizers import (
-        CreditCardRecognizer,
-        CryptoRecognizer,
-        EmailRecognizer,
-        IbanRecognizer,
-        IpRecognizer,
-        PhoneRecognizer,
-        SpacyRecognizer,
-        UsSsnRecognizer,
-    )
-    from presidio_anonymizer import AnonymizerEngine
+    from presidio_analyzer.predefined_recognizers import IpRecognizer, SpacyRecognizer
 
     recognizers: list[EntityRecognizer] = [
-        EmailRecognizer(),
-        PhoneRecognizer(),
-        CreditCardRecognizer(),
-        UsSsnRecognizer(),
-        IbanRecognizer(),
-        CryptoRecognizer(),
+        *build_pii_recognizers(),
         *build_secret_recognizers(),
+        *build_detector_recognizers(),
     ]
     if policy.redact_ip_addresses:
         recognizers.append(IpRecognizer())
@@ -224,8 +224,9 @@ def _build_engines(policy: RedactionPolicy, extra: Sequence[EntityRecognizer]) -
         registry=registry,
         nlp_engine=_nlp_engine(policy.ner_model if policy.redact_person_names else None),
         supported_languages=[_LANGUAGE],
+        context_aware_enhancer=build_context_enhancer(),
     )
-    return _Engines(analyzer=analyzer, anonymizer=AnonymizerEngine())
+    return _Engines(analyzer=analyzer, spacy_tokens=policy.redact_person_names)
 
 
 def _nlp_engine(ner_model: str | None) -> Any:
