@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import secrets
 import time
 from pathlib import Path
@@ -13,6 +14,7 @@ from typing import Any
 
 import aiohttp
 from slack_bolt.async_app import AsyncApp
+from slack_bolt.logger.messages import warning_client_prioritized_and_token_skipped
 from slack_bolt.response import BoltResponse
 from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncConnectionErrorRetryHandler,
@@ -30,6 +32,7 @@ from bot.listeners import messages as message_events
 from bot.listeners.commands import UsageError
 from bot.metrics import Metrics
 from bot.pacing import ChannelPacer
+from bot.preflight import check_start
 from bot.runtime import Runtime
 from bot.settings import Settings
 from bot.state.dedupe import Dedupe
@@ -61,6 +64,7 @@ def _trace(metrics: Metrics) -> aiohttp.TraceConfig:
 
 async def build_app(settings: Settings, *, clock: Clock = utc_now) -> Runtime:
     """Open the database, build the domain and the Bolt app; nothing is served yet."""
+    await check_start(settings)  # SettingsError (exit 2) before anything is opened
     metrics = Metrics()
     session = aiohttp.ClientSession(trace_configs=[_trace(metrics)])
     token = settings.slack_bot_token.get_secret_value() if settings.slack_bot_token else None
@@ -82,13 +86,14 @@ async def build_app(settings: Settings, *, clock: Clock = utc_now) -> Runtime:
         signing_secret=secret.get_secret_value() if secret else secrets.token_hex(32),
         request_verification_enabled=True,
         process_before_response=False,
-        logger=logging.getLogger("opsmemory.bolt"),
+        logger=_bolt_logger(),
     )
     deps = await _build_deps(settings, client, metrics, clock)
     _install_exactly_once(app, deps)
     _install_error_handler(app, deps)
     for module in (mentions, message_events, commands, actions, shortcuts, home):
         module.register(app, deps)
+    _acknowledge_other_events(app, deps)
     return Runtime(settings=settings, app=app, deps=deps, session=session)
 
 
@@ -178,12 +183,30 @@ async def _build_deps(
     )
 
 
+def _not_env_token_notice(record: logging.LogRecord) -> bool:
+    """Drops Bolt's "`token` will be unused": Bolt 1.30 reads SLACK_BOT_TOKEN from the environment
+    even when given a client, then warns; our client holds that same token (issue 18)."""
+    return record.getMessage() != warning_client_prioritized_and_token_skipped()
+
+
+def _bolt_logger() -> logging.Logger:
+    logger = logging.getLogger("opsmemory.bolt")
+    logger.addFilter(_not_env_token_notice)  # a no-op when already added
+    return logger
+
+
 def _install_exactly_once(app: AsyncApp, deps: Deps) -> None:
     """Drop Events API retries (same event_id) before any listener runs; ack them with 200."""
 
     @app.middleware
     async def exactly_once(body: dict[str, Any], context: Any, next: Any) -> BoltResponse | None:
         kind = _request_kind(body)
+        if kind in _NOTICES:
+            # Slack telling us something (we are rate limited): nothing to run and no listener
+            # matches, so without this Bolt would answer 404 (issue 18).
+            deps.metrics.events.labels(kind, "ignored").inc()
+            log.warning("slack_notice", extra={"kind": kind})
+            return BoltResponse(status=200, body="")
         event_id = body.get("event_id")
         if event_id and not await deps.dedupe.claim_event(str(event_id)):
             deps.metrics.events.labels(kind, "duplicate").inc()
@@ -199,7 +222,19 @@ def _install_exactly_once(app: AsyncApp, deps: Deps) -> None:
         return None
 
 
-_ACK_FIRST = frozenset({"command", "block_actions", "message_action", "shortcut"})
+_ACK_FIRST = frozenset({"block_actions", "message_action", "shortcut"})  # commands: issue 18
+
+
+_NOTICES = frozenset({"app_rate_limited"})
+
+
+def _acknowledge_other_events(app: AsyncApp, deps: Deps) -> None:
+    """Events no listener above takes (Bolt runs only the first match) are acknowledged with 200
+    and dropped: Bolt would answer 404, which Slack retries as a failed delivery (issue 18)."""
+
+    @app.event(re.compile(".*"))
+    async def other_event(body: dict[str, Any]) -> None:
+        deps.metrics.events.labels(_request_kind(body), "ignored").inc()
 
 
 def _request_kind(body: dict[str, Any]) -> str:
@@ -215,8 +250,12 @@ def _install_error_handler(app: AsyncApp, deps: Deps) -> None:
 
     @app.error
     async def on_error(
-        error: Exception, body: dict[str, Any], context: Any, respond: Any = None
-    ) -> None:
+        error: Exception,
+        body: dict[str, Any],
+        context: Any,
+        respond: Any = None,
+        response: BoltResponse | None = None,
+    ) -> BoltResponse | None:
         if isinstance(error, OpsmemoryError):
             text = str(error)
             if isinstance(error, UsageError):
@@ -238,7 +277,10 @@ def _install_error_handler(app: AsyncApp, deps: Deps) -> None:
                     "event_id": body.get("event_id"),
                 },
             )
+        if response is not None and _request_kind(body) == "command":  # not acked yet: tell in it
+            return BoltResponse(status=200, body={"response_type": "ephemeral", "text": text})
         await _tell(context, respond, text)
+        return None
 
 
 async def _tell(context: Any, respond: Any, text: str) -> None:

@@ -142,3 +142,19 @@ async def incident_for(
         return None
     info = await channels.get(channel_id)
     return await incidents.recognise_channel(team_id, channel_id, info.name, info.is_private)
+
+
+async def open_incident(
+    incidents: Incidents,
+    channels: ChannelDirectory,
+    ctx: WriteContext,
+    *,
+    title: str,
+    severity: str,
+    channel_id: str,
+) -> Incident:
+    """Open an incident in `channel_id`, naming the channel so a sane number in its name is kept."""
+    name = "" if channel_id.startswith("D") else (await channels.get(channel_id)).name
+    return await incidents.open(
+        ctx, title=title, severity=severity, channel_id=channel_id, channel_name=name
+    )

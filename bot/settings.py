@@ -16,6 +16,14 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from memory.errors import OpsmemoryError
 
 SLACK_DEFAULT_API_URL = "https://slack.com/api/"
+# Members are U… (W… on Enterprise Grid); channels are C… (public) or G… (private, older ones).
+SLACK_USER_ID = re.compile(r"[UW][A-Z0-9]+")
+SLACK_CHANNEL_ID = re.compile(r"[CG][A-Z0-9]+")
+
+
+def _shown(value: str) -> str:
+    """A value the operator set, quoted and cut short for an error line."""
+    return repr(value if len(value) <= 40 else value[:40] + "…")
 
 
 class SettingsError(OpsmemoryError):
@@ -52,6 +60,7 @@ class Settings(BaseSettings):
     # Where things live.
     data_dir: Path = Path("data")
     runbooks_dir: Path | None = None
+    runbooks_allow_empty: bool = False
     runbooks_url: str | None = None
     skills_dir: Path | None = None
 
@@ -60,6 +69,7 @@ class Settings(BaseSettings):
     host: str = "0.0.0.0"
     slack_api_url: str = SLACK_DEFAULT_API_URL
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    shutdown_grace_s: float = Field(20.0, ge=0, le=3600)
 
     # Models.
     embedder: Literal["onnx-minilm", "ollama", "none"] = "onnx-minilm"
@@ -125,6 +135,27 @@ class Settings(BaseSettings):
         if not re.fullmatch(r"([01]\d|2[0-3]):[0-5]\d", v):
             raise ValueError("must be a 24-hour time like 09:00")
         return v
+
+    @field_validator("approvers")
+    @classmethod
+    def _user_ids(cls, v: str) -> str:
+        for item in (x.strip() for x in v.split(",")):
+            if item and not SLACK_USER_ID.fullmatch(item):
+                raise ValueError(
+                    f"must list Slack user ids like U0123ABCD, comma-separated; {_shown(item)} is "
+                    "not one (in Slack, open the person's profile, click ⋮ and Copy member ID)"
+                )
+        return v
+
+    @field_validator("digest_channel")
+    @classmethod
+    def _channel_id(cls, v: str | None) -> str | None:
+        if v is not None and not SLACK_CHANNEL_ID.fullmatch(v.strip()):
+            raise ValueError(
+                f"must be a channel id like C0123ABCD, not {_shown(v)} (in Slack, open the "
+                "channel's details: the Channel ID is at the bottom of the About tab)"
+            )
+        return v.strip() if v is not None else None
 
     @property
     def database_path(self) -> Path:

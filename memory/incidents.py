@@ -1,9 +1,17 @@
 """The incident registry: canonical ids, one channel per incident, status and timestamps.
 
 Canonical id form: lowercase "inc-" followed by the number without leading zeros ("inc-42").
-"inc-42", "INC-0042", "inc 42", "#42" and "42" all parse to it, so people can type whichever they
-like and the database holds one spelling. Numbers are per Slack team. Incidents are opened
-explicitly (`/incident open`) or recognised from the channel name (default pattern `^inc-`).
+"inc-42", "INC-0042", "inc 42", "#42" and "42" all parse to it (ASCII digits, 1..999999999), so
+people can type whichever they like and the database holds one spelling. Numbers are per Slack
+team. Incidents are opened explicitly (`/incident open`) or recognised from the channel name
+(default pattern `^inc-`).
+
+Numbering (issue 18): the bot's numbers come from a per-team sequence (the smallest free number
+after the last one it handed out), which channel names never move. A channel whose name carries
+a number right after the pattern ("inc-123-checkout", "inc-0042") keeps it only when it is sane
+(1..999999) and free in the team; otherwise ("inc-0", "inc--5", "inc-1234567", non-ASCII digits,
+a number already taken) it gets the next sequence number. So no name can push the sequence
+towards what `parse_incident_id` refuses.
 """
 
 from __future__ import annotations
@@ -35,8 +43,10 @@ STATUSES: tuple[str, ...] = ("open", "mitigated", "resolved")
 SEVERITIES: tuple[str, ...] = ("sev1", "sev2", "sev3", "sev4", "sev5")
 SYSTEM_SUBJECT = "opsmemory"  # owner of incidents recognised from a channel name
 MAX_TITLE = 200
-_ID = re.compile(r"^\s*(?:inc[-_ ]?|#)?0*(\d{1,9})\s*$", re.IGNORECASE)
-_NUMBER_IN_NAME = re.compile(r"(\d{1,9})")
+MAX_CHANNEL_NUMBER = 999_999  # the highest number a channel name may claim
+_ID = re.compile(r"^\s*(?:inc[-_ ]?|#)?0*([0-9]{1,9})\s*$", re.IGNORECASE)
+# The channel's own number: ASCII digits forming the whole first word after the pattern.
+_LEADING_NUMBER = re.compile(r"([0-9]+)(?:[-_]|$)")
 
 
 def parse_incident_id(text: str) -> str:
@@ -45,6 +55,23 @@ def parse_incident_id(text: str) -> str:
     if not match or int(match[1]) == 0:
         raise InvalidIncidentId(got=text or "")
     return f"inc-{int(match[1])}"
+
+
+def channel_number(channel_name: str, pattern: re.Pattern[str]) -> int | None:
+    """The number a channel's name claims ("inc-123-checkout" → 123), or None when the name does
+    not match the pattern or its number is not sane (see the module docstring)."""
+    match = pattern.search(channel_name or "")
+    if match is None:
+        return None
+    rest = channel_name[match.end() :]
+    if rest[:1] in ("-", "_") and not match.group(0).endswith(("-", "_")):
+        rest = rest[1:]  # a pattern without its separator ("^inc"): allow exactly one
+    found = _LEADING_NUMBER.match(rest)
+    digits = found[1].lstrip("0") if found else ""
+    # Counting digits bounds it before int() (which refuses strings past 4,300 digits).
+    if not digits or len(digits) > len(str(MAX_CHANNEL_NUMBER)):
+        return None  # no number, zero, or past 999999
+    return int(digits)
 
 
 @dataclass(frozen=True)
@@ -97,9 +124,16 @@ class Incidents:
         self._redactor = redactor
 
     async def open(
-        self, ctx: WriteContext, *, title: str, severity: str = "sev3", channel_id: str
+        self,
+        ctx: WriteContext,
+        *,
+        title: str,
+        severity: str = "sev3",
+        channel_id: str,
+        channel_name: str = "",
     ) -> Incident:
-        """Open a new incident bound to `channel_id`; numbers are allocated per team."""
+        """Open a new incident bound to `channel_id`: the number its name claims if that is sane
+        and free, else the team's next sequence number."""
         title = " ".join((title or "").split())
         if not title:
             raise EmptyText("The incident title")
@@ -131,7 +165,7 @@ class Incidents:
                 owner=ctx.author.subject_id,
                 title=title,
                 severity=severity,
-                number=None,
+                number=channel_number(channel_name, self._pattern),
             )
 
     async def _redacted(self, title: str) -> str:
@@ -163,8 +197,6 @@ class Incidents:
         existing = await self.for_channel(team_id, channel_id)
         if existing is not None or not self._pattern.search(channel_name or ""):
             return existing
-        found = _NUMBER_IN_NAME.search(channel_name)
-        wanted = int(found[1]) if found and int(found[1]) > 0 else None
         title = self._pattern.sub("", channel_name, count=1).replace("-", " ").strip()
         async with self._db.transaction() as tx:
             again = await store.for_channel(tx, team_id, channel_id)
@@ -178,7 +210,7 @@ class Incidents:
                 owner=SYSTEM_SUBJECT,
                 title=(title or channel_name)[:MAX_TITLE],
                 severity="sev3",
-                number=wanted,
+                number=channel_number(channel_name, self._pattern),
             )
 
     async def set_status(
@@ -219,10 +251,8 @@ class Incidents:
             raise InvalidIncidentField(
                 f"This channel already tracks {taken}; open the new incident in its own channel."
             )
-        if number is not None and await store.number_taken(tx, team_id, number):
-            number = None
-        if number is None:
-            number = await store.highest_number(tx, team_id) + 1
+        if number is None or await store.number_taken(tx, team_id, number):
+            number = await store.take_next_number(tx, team_id)
         now = iso(self._clock())
         incident_id = f"inc-{number}"
         await store.insert(

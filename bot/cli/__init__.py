@@ -1,7 +1,7 @@
 """The `opsmemory` command: parses arguments, builds settings once, runs one subcommand.
 
-Errors become one line on stderr: bad settings exit 2 naming the variable and the fix, any other
-OpsmemoryError exits 1 with its message.
+Errors become one line on stderr: bad settings (a token Slack refuses included) exit 2 naming the
+variable and the fix, any other OpsmemoryError exits 1 with its message.
 """
 
 from __future__ import annotations
@@ -12,6 +12,9 @@ import sys
 from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
+from slack_sdk.errors import SlackApiError
+
+from bot.cli.slack_check import refused_token
 from bot.logs import configure_logging
 from bot.settings import Settings, SettingsError, load_settings
 from memory.errors import OpsmemoryError
@@ -67,6 +70,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OpsmemoryError as exc:
         print(f"opsmemory: {exc}", file=sys.stderr)
         return 1
+    except SlackApiError as exc:  # `run` warming up with a token Slack refuses
+        refused = refused_token(exc)
+        if refused is None:
+            raise
+        print(f"opsmemory: {refused}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         return 130
 

@@ -8,7 +8,12 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from bot.settings import Settings
+from slack_sdk.errors import SlackApiError
+
+from bot.cli import slack_check
+from bot.manifest import BOT_SCOPES
+from bot.preflight import check_runbooks, runbooks_path
+from bot.settings import Settings, SettingsError
 from memory.errors import OpsmemoryError
 
 Status = Literal["ok", "warn", "FAIL"]
@@ -19,16 +24,19 @@ class Check:
     name: str
     status: Status
     detail: str
+    bad_setting: bool = False  # the fix is a setting: doctor exits 2, like every command
 
 
 def add_doctor_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "doctor",
-        help="check SQLite, extensions, redaction, embedder, Ollama and Slack settings",
+        help="check SQLite, redaction, embedder, Ollama, runbooks and the Slack token",
         description=(
             "Prints one line per check (SQLite version, FTS5, sqlite-vec, database, Presidio "
-            "recognizers, embedder backend and model digest, Ollama, Slack settings). Exits 1 "
-            "when something required is broken."
+            "recognizers, embedder backend and model digest, Ollama, runbooks directory, Slack: "
+            "the token against auth.test and its scopes against manifest.yml, approvers and "
+            "digest channel). Exits 2 when a setting is wrong (the line names the variable and "
+            "the fix), 1 when something else required is broken."
         ),
     )
     p.set_defaults(handler=run_doctor)
@@ -112,7 +120,23 @@ async def _ollama(settings: Settings) -> Check:
     return Check("ollama", "ok", f"reachable, {len(names)} models")
 
 
-async def _slack(settings: Settings) -> Check:
+async def check_runbooks_dir(settings: Settings) -> Check:
+    path = runbooks_path(settings)
+    corpus = await check_runbooks(path, allow_empty=settings.runbooks_allow_empty)
+    if not corpus.files:
+        return Check(
+            "runbooks",
+            "warn",
+            f"{path} holds no runbooks (allowed by "
+            "OPSMEMORY_RUNBOOKS_ALLOW_EMPTY): answers cite memory only",
+        )
+    skipped = (
+        f", {len(corpus.skipped)} skipped (`opsmemory index` lists why)" if corpus.skipped else ""
+    )
+    return Check("runbooks", "ok", f"{len(corpus.files)} runbooks in {path}{skipped}")
+
+
+async def check_slack_token(settings: Settings) -> Check:
     if settings.slack_bot_token is None:
         return Check(
             "slack",
@@ -120,39 +144,109 @@ async def _slack(settings: Settings) -> Check:
             "SLACK_BOT_TOKEN not set: `opsmemory run` needs it (see README, 'Connect to Slack')",
         )
     if settings.slack_app_token is None and settings.slack_signing_secret is None:
+        raise SettingsError(
+            ["set SLACK_APP_TOKEN (Socket Mode) or SLACK_SIGNING_SECRET (HTTP mode)"]
+        )
+    who = await slack_check.bot_identity(settings)
+    if settings.slack_app_token is not None:
+        await slack_check.check_app_token(settings)
+    mode = "Socket Mode" if settings.slack_app_token else f"HTTP on port {settings.port}"
+    missing = [s for s in BOT_SCOPES if who.scopes is not None and s not in who.scopes]
+    if missing:
         return Check(
             "slack",
             "FAIL",
-            "set SLACK_APP_TOKEN (Socket Mode) or SLACK_SIGNING_SECRET (HTTP mode)",
+            f"the token lacks {', '.join(missing)} (manifest.yml asks for them): add them in "
+            "your app's settings under OAuth & Permissions > Bot Token Scopes, reinstall the "
+            "app, and set SLACK_BOT_TOKEN to the new token",
         )
-    mode = "Socket Mode" if settings.slack_app_token else f"HTTP on port {settings.port}"
-    return Check("slack", "ok", f"tokens well-formed, {mode}, API {settings.slack_api_base}")
+    scopes = (
+        f"all {len(BOT_SCOPES)} manifest scopes granted"
+        if who.scopes is not None
+        else "scopes not reported by the API, not compared"
+    )
+    return Check(
+        "slack",
+        "ok" if who.scopes is not None else "warn",
+        f"token accepted for team {who.team_id} as {who.user_id}, {scopes}, {mode}, "
+        f"API {settings.slack_api_base}",
+    )
 
 
-CHECKS: list[tuple[str, Callable[[Settings], Awaitable[Check]]]] = [
+async def check_approvals(settings: Settings) -> Check:
+    """Approvers are people and the digest channel has the bot (ids are checked by Settings)."""
+    status: Status = "ok" if settings.approver_ids else "warn"
+    line = _approvers_line(settings)
+    if settings.slack_bot_token is None:
+        return Check("approvals", status, f"{line} (not looked up: no SLACK_BOT_TOKEN)")
+    problems: list[str] = []
+    for check in (slack_check.check_approvers, slack_check.check_digest_channel):
+        try:
+            await check(settings)
+        except SettingsError as exc:
+            problems.extend(exc.problems)
+        except SlackApiError as exc:  # e.g. the token was refused: the slack line says why
+            error = exc.response.get("error")
+            return Check("approvals", "warn", f"{line} (not looked up: Slack said {error})")
+    if problems:
+        raise SettingsError(problems)
+    return Check("approvals", status, line)
+
+
+def _approvers_line(settings: Settings) -> str:
+    n = len(settings.approver_ids)
+    approvers = (
+        f"{n} approver{'s' if n != 1 else ''}"
+        if n
+        else "OPSMEMORY_APPROVERS is empty: nobody can approve proposed production changes"
+    )
+    digest = (
+        f"digest to {settings.digest_channel} at {settings.digest_time} {settings.timezone}"
+        if settings.digest_channel
+        else "no digest (OPSMEMORY_DIGEST_CHANNEL not set)"
+    )
+    return f"{approvers}; {digest}"
+
+
+CheckFn = Callable[[Settings], Awaitable[Check]]
+CHECKS: list[tuple[str, CheckFn]] = [
     ("sqlite", _sqlite),
     ("database", _database),
     ("redaction", _redaction),
     ("embedder", _embedder),
     ("ollama", _ollama),
-    ("slack", _slack),
+    ("runbooks", check_runbooks_dir),
+    ("slack", check_slack_token),
+    ("approvals", check_approvals),
 ]
 
 
+async def run_check(name: str, check: CheckFn, settings: Settings) -> Check:
+    """One check; whatever it raises becomes its FAIL line (a SettingsError marks a bad setting)."""
+    try:
+        return await check(settings)
+    except SettingsError as exc:
+        return Check(name, "FAIL", " ".join(exc.problems), bad_setting=True)
+    except OpsmemoryError as exc:
+        return Check(name, "FAIL", str(exc))
+    except Exception as exc:  # doctor reports every failure instead of stopping at the first
+        return Check(name, "FAIL", f"{type(exc).__name__}: {exc}")
+
+
 async def run_checks(settings: Settings) -> list[Check]:
-    results = []
-    for name, check in CHECKS:
-        try:
-            results.append(await check(settings))
-        except OpsmemoryError as exc:
-            results.append(Check(name, "FAIL", str(exc)))
-        except Exception as exc:  # doctor reports every failure instead of stopping at the first
-            results.append(Check(name, "FAIL", f"{type(exc).__name__}: {exc}"))
-    return results
+    return [await run_check(name, check, settings) for name, check in CHECKS]
+
+
+def exit_code(results: list[Check]) -> int:
+    """2 when a setting must change (as for every command), 1 when something else is broken."""
+    failed = [c for c in results if c.status == "FAIL"]
+    if any(c.bad_setting for c in failed):
+        return 2
+    return 1 if failed else 0
 
 
 async def run_doctor(args: argparse.Namespace, settings: Settings) -> int:
     results = await run_checks(settings)
     for check in results:
         print(f"{check.status:<4} {check.name:<10} {check.detail}")
-    return 1 if any(c.status == "FAIL" for c in results) else 0
+    return exit_code(results)

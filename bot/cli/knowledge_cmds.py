@@ -8,13 +8,13 @@ import sys
 import tempfile
 from pathlib import Path
 
+from bot.preflight import check_runbooks, runbooks_path
 from bot.settings import Settings
 from knowledge.search import Knowledge
 from memory.embedding.embedder import build_embedder
 from memory.store import Database
 from memory.text import MODES
 
-DEFAULT_RUNBOOKS = Path(__file__).resolve().parents[2] / "knowledge" / "runbooks"
 DEFAULT_MODE = "hybrid"  # chosen by measurement: see the README's retrieval table
 
 
@@ -31,7 +31,13 @@ def add_index_parser(sub: argparse._SubParsersAction) -> None:
 
 
 async def run_index(args: argparse.Namespace, settings: Settings) -> int:
-    corpus = args.corpus or settings.runbooks_dir or DEFAULT_RUNBOOKS
+    """Exit 2 before touching the database when the corpus is missing or (unless allowed) empty."""
+    corpus = args.corpus or runbooks_path(settings)
+    await check_runbooks(
+        corpus,
+        allow_empty=settings.runbooks_allow_empty,
+        variable="--corpus" if args.corpus else "OPSMEMORY_RUNBOOKS_DIR",
+    )
     db = await Database.open(settings.database_path)
     try:
         knowledge = Knowledge(db, corpus, _embedder(settings), runbooks_url=settings.runbooks_url)

@@ -1,4 +1,5 @@
-"""`opsmemory run`: serve the bot (Socket Mode when SLACK_APP_TOKEN is set, else HTTP mode)."""
+"""`opsmemory run`: serve the bot (Socket Mode when SLACK_APP_TOKEN is set, else HTTP mode)
+until SIGTERM or SIGINT, then drain; exit 0 after a clean drain, 1 when work was abandoned."""
 
 from __future__ import annotations
 
@@ -17,7 +18,10 @@ def add_run_parser(sub: argparse._SubParsersAction) -> None:
         description=(
             "Serve the bot. With SLACK_APP_TOKEN set it connects over Socket Mode; otherwise it "
             "serves HTTP on OPSMEMORY_PORT: /slack/events (events, commands, interactivity), "
-            "/healthz and /metrics. Needs SLACK_BOT_TOKEN, and SLACK_SIGNING_SECRET in HTTP mode."
+            "/healthz and /metrics. Needs SLACK_BOT_TOKEN, and SLACK_SIGNING_SECRET in HTTP mode. "
+            "SIGTERM or SIGINT drains: new requests get 503, accepted work gets "
+            "OPSMEMORY_SHUTDOWN_GRACE_S to finish (a second signal stops waiting); exit 0 when "
+            "everything finished, 1 when something had to be abandoned (named in the log)."
         ),
     )
     p.add_argument("--port", type=int, default=None, help="override OPSMEMORY_PORT (HTTP mode)")
@@ -34,10 +38,14 @@ def missing_credentials(settings: Settings) -> list[str]:
 
 async def run_run(args: argparse.Namespace, settings: Settings) -> int:
     from bot.app import build_app
+    from bot.cli.slack_check import check_app_token
 
     missing = missing_credentials(settings)
     if missing:
         raise SettingsError([messages.missing_credentials(missing)])
+    if settings.slack_app_token is not None:
+        # Slack's Socket Mode client retries a refused app token forever; refuse it up front.
+        await check_app_token(settings)
     runtime = await build_app(settings)
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -52,5 +60,5 @@ async def run_run(args: argparse.Namespace, settings: Settings) -> int:
         await runtime.start_scheduler()
         await runtime.serve_forever()
     finally:
-        await runtime.stop()
-    return 0
+        report = await runtime.stop()
+    return 0 if report.clean else 1

@@ -39,8 +39,17 @@ def register(app: AsyncApp, deps: Deps) -> None:
 async def on_mention(
     event: dict[str, Any], context: Any, client: AsyncWebClient, *, deps: Deps
 ) -> None:
-    """Answer once per asking message: post the cited answer, then improve it in place."""
-    team, channel, ts = context.team_id, event["channel"], event["ts"]
+    """Answer once per asking message: post the cited answer, then improve it in place.
+
+    Bots and workflows (`bot_id`, or no `user`) are not answered: what a reader may see is
+    decided per person, they have none, and two bots answering each other would loop (issue 18).
+    """
+    team, channel, ts = context.team_id, event.get("channel"), event.get("ts")
+    if event.get("bot_id") or not event.get("user") or not channel or not ts:
+        deps.metrics.events.labels("app_mention", "not_a_person").inc()
+        reason = "bot" if event.get("bot_id") else "no_user"
+        log.info("mention_ignored", extra={"team": team, "channel": channel, "reason": reason})
+        return
     if not await deps.dedupe.claim_answer(team, channel, ts):
         deps.metrics.events.labels("app_mention", "already_answered").inc()
         return

@@ -18,6 +18,7 @@ from urllib.parse import urlencode
 
 import aiohttp
 
+from bot.standin.methods import apply_response_url
 from bot.standin.server import FakeSlack
 from bot.standin.workspace import Message
 
@@ -259,14 +260,15 @@ class SlackDriver:
             "text": text,
             "api_app_id": "A0STANDIN",
             "is_enterprise_install": "false",
-            "response_url": self.slack.response_url(f"{channel}~{user}~~{next(self._seq)}"),
+            "response_url": self.slack.response_url(key := f"{channel}~{user}~~{next(self._seq)}"),
             "trigger_id": self.trigger_id(),
         }
         if u.enterprise_id:
             form["enterprise_id"] = u.enterprise_id
-        return await self.send(
-            urlencode(form), content_type="application/x-www-form-urlencoded", **kw
-        )
+        d = await self.send(urlencode(form), content_type="application/x-www-form-urlencoded", **kw)
+        if d.status == 200 and d.body.startswith("{"):  # Slack shows a reply given in the ack
+            apply_response_url(self.ws, key, d.json())
+        return d
 
     async def click(
         self,

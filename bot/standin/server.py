@@ -162,7 +162,8 @@ class FakeSlack:
             handler = methods.HANDLERS.get(method)
             if handler is None:
                 return web.json_response({"ok": False, "error": "unknown_method"})
-            return web.json_response(handler(self.workspace, body))
+            scopes = {"x-oauth-scopes": ",".join(self.workspace.bot_scopes)}  # as Slack does
+            return web.json_response(handler(self.workspace, body), headers=scopes)
         finally:
             await self._notify()
 

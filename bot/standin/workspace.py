@@ -11,6 +11,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.manifest import BOT_SCOPES
+
 
 @dataclass
 class User:
@@ -140,6 +142,7 @@ class Workspace:
     bot_id: str = "B0BOT"
     bot_token: str = "xoxb-standin-token"
     app_token: str = "xapp-standin-token"
+    bot_scopes: tuple[str, ...] = BOT_SCOPES  # sent back in x-oauth-scopes, as Slack does
     users: dict[str, User] = field(default_factory=dict)
     channels: dict[str, Channel] = field(default_factory=dict)
     ephemerals: list[Ephemeral] = field(default_factory=list)

@@ -1,4 +1,5 @@
-"""SQL of `memory_incidents`: one row per incident, numbered per team, bound to one channel."""
+"""SQL of `memory_incidents` (one row per incident, bound to one channel) and of the per-team
+number sequence `memory_incident_sequence` that channel names cannot move."""
 
 from __future__ import annotations
 
@@ -23,6 +24,26 @@ INSERT INTO memory_incidents
     (team_id, id, number, channel_id, channel_is_private, owner_subject_id, title, severity,
      status, opened_at)
 VALUES (:team, :id, :number, :channel, :private, :owner, :title, :severity, 'open', :now)
+"""
+
+# The first gap after the sequence's last number: either last + 1 or just past a taken number.
+_NEXT_FREE = """
+WITH seq AS (
+    SELECT coalesce(
+        (SELECT last_number FROM memory_incident_sequence WHERE team_id = :team), 0) AS last
+)
+SELECT min(candidate) AS n FROM (
+    SELECT last + 1 AS candidate FROM seq
+    UNION ALL
+    SELECT i.number + 1 FROM memory_incidents AS i, seq
+    WHERE i.team_id = :team AND i.number > seq.last
+)
+WHERE candidate NOT IN (SELECT number FROM memory_incidents WHERE team_id = :team)
+"""
+
+_ADVANCE = """
+INSERT INTO memory_incident_sequence (team_id, last_number) VALUES (:team, :number)
+ON CONFLICT (team_id) DO UPDATE SET last_number = excluded.last_number
 """
 
 _SET_STATUS = """
@@ -100,13 +121,13 @@ async def number_taken(tx: Tx, team_id: str, number: int) -> bool:
     return row is not None
 
 
-async def highest_number(tx: Tx, team_id: str) -> int:
-    """The team's highest incident number (0 when it has none)."""
-    row = await tx.fetchone(
-        "SELECT coalesce(max(number), 0) AS n FROM memory_incidents WHERE team_id = :team",
-        {"team": team_id},
-    )
-    return int(row["n"]) if row else 0
+async def take_next_number(tx: Tx, team_id: str) -> int:
+    """The team's next sequence number: the smallest free number after the last one handed out,
+    which then becomes the last. Numbers claimed by channel names are skipped, never followed."""
+    row = await tx.fetchone(_NEXT_FREE, {"team": team_id})
+    number = int(row["n"]) if row else 1
+    await tx.execute(_ADVANCE, {"team": team_id, "number": number})
+    return number
 
 
 async def insert(

@@ -11,7 +11,12 @@ from pathlib import Path
 import pytest
 
 from bot.cli import build_parser
+from memory.embedding.embedder import Embedder
+from memory.notes.notes import Notes
+from memory.redaction.redactor import Redactor
+from memory.store.db import Database
 from tests.evals.test_memory import locomo_file
+from tests.memory.contexts import ALICE, ctx
 
 COMMANDS = [
     ["run"],
@@ -146,3 +151,113 @@ def test_eval_runbooks_runs_end_to_end_and_ends_with_one_json_line(tmp_path: Pat
     result = json.loads(done.stdout.splitlines()[-1])
     assert result["n"] == 1 and result["hit@1"] == 1.0
     assert result["provenance"]["embedder_digest"].startswith("8199be6f")
+
+
+def test_index_with_a_missing_runbooks_dir_exits_2_naming_the_variable(tmp_path: Path) -> None:
+    env = {"OPSMEMORY_DATA_DIR": str(tmp_path), "OPSMEMORY_RUNBOOKS_DIR": str(tmp_path / "rb")}
+    done = _opsmemory("index", env=env, cwd=tmp_path)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith(f"opsmemory: OPSMEMORY_RUNBOOKS_DIR is {tmp_path / 'rb'}")
+    assert len(done.stderr.splitlines()) == 1
+    assert not (tmp_path / "opsmemory.db").exists()  # refused before anything was created
+
+
+def test_index_of_an_empty_corpus_exits_2_unless_empty_is_allowed(tmp_path: Path) -> None:
+    (tmp_path / "rb").mkdir()
+    env = {"OPSMEMORY_DATA_DIR": str(tmp_path / "data")}
+    done = _opsmemory("index", "--corpus", str(tmp_path / "rb"), env=env, cwd=tmp_path)
+    assert done.returncode == 2
+    assert "--corpus is" in done.stderr and "holds no runbooks" in done.stderr
+    allowed = {**env, "OPSMEMORY_RUNBOOKS_ALLOW_EMPTY": "true"}
+    done = _opsmemory("index", "--corpus", str(tmp_path / "rb"), env=allowed, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["runbook_count"] == 0
+
+
+def test_run_with_a_runbooks_dir_typo_exits_2_before_starting(tmp_path: Path) -> None:
+    env = {
+        "OPSMEMORY_DATA_DIR": str(tmp_path),
+        "OPSMEMORY_RUNBOOKS_DIR": str(tmp_path / "runbok"),
+        "SLACK_BOT_TOKEN": "xoxb-1",
+        "SLACK_SIGNING_SECRET": "s",
+    }
+    done = _opsmemory("run", env=env, cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.strip().startswith("opsmemory: OPSMEMORY_RUNBOOKS_DIR is ")
+    assert not (tmp_path / "opsmemory.db").exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [("OPSMEMORY_APPROVERS", "alice,bob"), ("OPSMEMORY_DIGEST_CHANNEL", "#general")],
+)
+def test_run_with_names_for_ids_exits_2_naming_the_variable(
+    tmp_path: Path, name: str, value: str
+) -> None:
+    done = _opsmemory("run", env={"OPSMEMORY_DATA_DIR": str(tmp_path), name: value}, cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"opsmemory: {name} must be") or done.stderr.startswith(
+        f"opsmemory: {name} must list"
+    )
+
+
+@pytest.fixture
+async def alices_note(db: Database, redactor: Redactor, embedder: Embedder) -> str:
+    """One note by Alice in tmp_path/opsmemory.db (the `db` fixture's file); its item id."""
+    note = await Notes(db, redactor, embedder).save(ctx("CINC1", author=ALICE), "rolled back")
+    return f"note:{note.id}"
+
+
+def _memory(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return _opsmemory("memory", *args, env={"OPSMEMORY_DATA_DIR": str(tmp_path)}, cwd=tmp_path)
+
+
+def _one_error_line(done: subprocess.CompletedProcess[str]) -> str:
+    assert done.returncode == 1 and done.stdout == "", done.stdout + done.stderr
+    [line] = done.stderr.splitlines()
+    assert line.startswith("opsmemory: ")
+    return line
+
+
+def test_export_of_an_unknown_subject_is_an_error(tmp_path: Path, alices_note: str) -> None:
+    line = _one_error_line(_memory(tmp_path, "export", "--subject", "T1/U0NOBODY"))
+    assert "Nothing is stored about T1/U0NOBODY; check the subject id" in line
+
+
+def test_export_of_a_known_subject_prints_their_items(tmp_path: Path, alices_note: str) -> None:
+    done = _memory(tmp_path, "export", "--subject", ALICE.subject_id)
+    assert done.returncode == 0, done.stderr
+    assert [n["id"] for n in json.loads(done.stdout)["notes"]] == [alices_note]
+
+
+@pytest.mark.parametrize("mode", [[], ["--dry-run"], ["--yes"]], ids=["default", "dry", "yes"])
+def test_forgetting_an_item_that_does_not_exist_is_an_error_in_every_mode(
+    tmp_path: Path, alices_note: str, mode: list[str]
+) -> None:
+    for item in ("foo", "note:999999"):
+        line = _one_error_line(
+            _memory(tmp_path, "forget", "--subject", ALICE.subject_id, "--item", item, *mode)
+        )
+        assert f"{ALICE.subject_id} has no item {item}; item ids look like note:12" in line
+
+
+def test_forgetting_someone_elses_item_is_an_error(tmp_path: Path, alices_note: str) -> None:
+    args = ("forget", "--subject", "T1/UBOB", "--item", alices_note, "--dry-run")
+    assert "T1/UBOB has no item" in _one_error_line(_memory(tmp_path, *args))
+
+
+@pytest.mark.parametrize("mode", [[], ["--dry-run"], ["--yes"]], ids=["default", "dry", "yes"])
+def test_forgetting_an_unknown_subject_is_an_error_in_every_mode(
+    tmp_path: Path, alices_note: str, mode: list[str]
+) -> None:
+    line = _one_error_line(_memory(tmp_path, "forget", "--subject", "T1/U0NOBODY", *mode))
+    assert "Nothing is stored about T1/U0NOBODY to forget" in line
+
+
+def test_dry_run_of_an_existing_item_exits_0_and_keeps_it(tmp_path: Path, alices_note: str) -> None:
+    args = ("forget", "--subject", ALICE.subject_id, "--item", alices_note, "--dry-run")
+    done = _memory(tmp_path, *args)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"Would forget {alices_note} for {ALICE.subject_id}.\n"
+    export = _memory(tmp_path, "export", "--subject", ALICE.subject_id)
+    assert len(json.loads(export.stdout)["notes"]) == 1

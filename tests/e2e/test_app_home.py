@@ -24,7 +24,7 @@ async def test_home_shows_only_my_facts_and_notes_with_delete_buttons(
     await driver.command(INCIDENT, ALICE, "remember I prefer kubectl over the dashboard")
     await driver.command(INCIDENT, ALICE, "note checkout pods restarted at 10:05")
     await driver.command(INCIDENT, BOB, "remember bob likes grafana")
-    await eventually(lambda: len(slack.calls_to("response_url")) == 3)
+    await eventually(lambda: len(slack.workspace.ephemerals) == 3)
     await driver.home_opened(ALICE)
     text = await eventually(lambda: home_text(slack, ALICE))
     assert "I prefer kubectl over the dashboard" in text
@@ -37,8 +37,8 @@ async def test_delete_button_removes_the_item_and_republishes(
     driver: SlackDriver, slack: FakeSlack
 ) -> None:
     await driver.command(INCIDENT, ALICE, "remember my pager is on weekdays only")
-    reply = await eventually(lambda: slack.calls_to("response_url"))
-    item = reply[0].body["text"].split("(item ")[1].split(")")[0]
+    reply = await eventually(lambda: slack.workspace.ephemerals_for(ALICE))
+    item = reply[0].text.split("(item ")[1].split(")")[0]
     await driver.home_opened(ALICE)
     view = await eventually(lambda: slack.workspace.home_views.get(ALICE))
     published = len(slack.calls_to("views.publish"))
@@ -51,7 +51,7 @@ async def test_forget_everything_asks_for_confirmation_then_forgets(
     driver: SlackDriver, slack: FakeSlack
 ) -> None:
     await driver.command(INCIDENT, ALICE, "remember I am on the payments team")
-    await eventually(lambda: slack.calls_to("response_url"))
+    await eventually(lambda: slack.workspace.ephemerals_for(ALICE))
     await driver.home_opened(ALICE)
     view = await eventually(lambda: slack.workspace.home_views.get(ALICE))
     await driver.click(ALICE, action_id="forget_everything", value="forget", view=view)
@@ -73,7 +73,7 @@ async def test_export_sends_my_memory_as_json_in_a_dm(
     driver: SlackDriver, slack: FakeSlack
 ) -> None:
     await driver.command(INCIDENT, ALICE, "remember I am the checkout owner")
-    await eventually(lambda: slack.calls_to("response_url"))
+    await eventually(lambda: slack.workspace.ephemerals_for(ALICE))
     await driver.home_opened(ALICE)
     view = await eventually(lambda: slack.workspace.home_views.get(ALICE))
     await driver.click(ALICE, action_id="export_memory", value="export", view=view)

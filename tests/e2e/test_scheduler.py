@@ -58,6 +58,7 @@ async def test_housekeeping_expires_memory_past_its_ttl_and_old_event_ids(
             await d.say(INCIDENT, BOB, "still seeing 503s from checkout")
         count = "SELECT count(*) FROM memory_notes"
         await eventually_async(lambda: runtime.deps.db.scalar(count), lambda n: n == 1)
+        await runtime.deps.dedupe.drain()  # the event id is persisted in the background
         jobs = Jobs(runtime.deps, runtime.app.client, team_id=TEAM)
 
         clock.advance(days=3)

@@ -6,9 +6,12 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from bot.standin import FakeSlack, Message, SlackDriver
+
+if TYPE_CHECKING:
+    from bot.runtime import Runtime
 
 T = TypeVar("T")
 TEAM = "T0STANDIN"
@@ -54,9 +57,34 @@ async def answered(
     return m.ts, answer
 
 
-async def settle(seconds: float = 0.3) -> None:
-    """Give background listeners time to (wrongly) act, for "never twice" checks."""
-    await asyncio.sleep(seconds)
+async def finished(
+    bot: Runtime,
+    *,
+    answers: int = 1,
+    duplicates: int = 0,
+    already_answered: int = 0,
+    captured: int = 0,
+    within_s: float = 10.0,
+) -> None:
+    """Wait until every delivery has reached its last step, as the bot counts them: answers
+    posted (`answers_total{stage=cited}`), retries dropped (`outcome=duplicate`), second
+    deliveries of an answered message refused (`outcome=already_answered`) and `message`
+    deliveries stored (the redaction histogram's count). "Never twice" checks assert on the
+    stand-in's calls after this, so a late duplicate cannot slip past a fixed sleep (issue 18)."""
+    metrics = bot.deps.metrics
+    wanted = [
+        (answers, "opsmemory_answers_total", {"stage": "cited"}),
+        (duplicates, "opsmemory_events_total", {"kind": "app_mention", "outcome": "duplicate"}),
+        (
+            already_answered,
+            "opsmemory_events_total",
+            {"kind": "app_mention", "outcome": "already_answered"},
+        ),
+        (captured, "opsmemory_redaction_seconds_count", {}),
+    ]
+    await eventually(
+        lambda: all(metrics.sample(name, **labels) >= n for n, name, labels in wanted), within_s
+    )
 
 
 async def eventually_async(

@@ -184,3 +184,59 @@ async def test_visibility_filter_never_drives_a_scan_of_the_whole_team(db) -> No
     details = " | ".join(str(row[3]) for row in plan)
     assert "INTEGER PRIMARY KEY" in details
     assert "memory_notes_incident" not in details and "MULTI-INDEX" not in details
+
+
+def test_workspace_partition_is_searched_by_that_teams_members_only() -> None:
+    """Issue 18, item 6: the workspace branch of the partition rule, case by case."""
+    key = partition_key_for(
+        scope="workspace",
+        team_id="T1",
+        channel_id="C8",
+        channel_is_private=True,
+        owner_subject_id="T1/U2",
+    )
+    assert key == "w:T1"
+    assert key in visible_partitions(Requester("T1/U1", "T1"))
+    assert key in visible_partitions(Requester("T1/U1", "T1", channel_id="C5"))
+    assert key not in visible_partitions(Requester("T1/U9", "T1", sees_workspace=False))
+    assert key not in visible_partitions(Requester("T9/U0EXT", "T1", sees_workspace=False))
+    assert key not in visible_partitions(Requester("T1/U1", "T2"))
+
+
+@pytest.mark.parametrize(
+    ("scope", "team", "channel", "message"),
+    [
+        ("team", "T1", "C1", "Scope must be user, channel or workspace."),
+        (
+            "channel",
+            "T1",
+            None,
+            "Channel memory needs a channel; save it from the incident channel or use scope user.",
+        ),
+        ("workspace", "", "C1", "Memory needs a Slack team id; pass the workspace's team id."),
+        ("user", "T2", None, "Personal memory is saved in your own workspace; save it from there."),
+    ],
+)
+def test_a_refused_write_context_says_the_problem_and_the_fix(
+    scope: str, team: str, channel: str | None, message: str
+) -> None:
+    with pytest.raises(InvalidScope) as refused:
+        WriteContext(Author.of(SlackIdentity("T1", "U1")), team, channel, False, scope)  # type: ignore[arg-type]
+    assert str(refused.value) == message
+
+
+def test_an_unknown_scope_has_no_partition_and_a_public_audience_no_vectors() -> None:
+    with pytest.raises(InvalidScope) as refused:
+        partition_key_for(
+            scope="team",
+            team_id="T1",
+            channel_id=None,
+            channel_is_private=False,
+            owner_subject_id="T1/U1",
+        )
+    assert str(refused.value) == "Scope must be user, channel or workspace."
+    with pytest.raises(ValueError) as refused_vectors:
+        visible_partitions(Requester.public_audience("T1"))
+    assert str(refused_vectors.value) == (
+        "a public-audience requester reads through SQL only, not vectors"
+    )

@@ -1,9 +1,28 @@
 """Answer composition keeps sources inside the token budget and proposes, never runs, actions
-(issue 5, item 9)."""
+(issue 5, item 9), and cites no runbook when runbook search abstains (issue 18)."""
 
 from __future__ import annotations
 
-from bot.answer.compose import Source, _budget, _proposals, estimate_tokens
+from pathlib import Path
+
+import pytest
+
+from bot.answer.compose import (
+    Answering,
+    AnsweringConfig,
+    Question,
+    Source,
+    ThreadKey,
+    _budget,
+    _proposals,
+    estimate_tokens,
+)
+from knowledge.search import Knowledge
+from memory.embedding.embedder import Embedder
+from memory.recall.recall import Recall
+from memory.scopes import Requester
+from memory.store.db import Database
+from tests.knowledge.conftest import write_corpus
 
 
 def test_sources_beyond_the_token_budget_are_left_out_and_kept_ones_are_numbered() -> None:
@@ -21,3 +40,54 @@ def test_only_runbooks_and_skills_can_suggest_an_action_and_only_as_a_fixed_kind
     proposals = _proposals([note, runbook], [])
     assert [(p.kind, p.source_label) for p in proposals] == [("rollback", "deploy › Mitigation")]
     assert _proposals([note], []) == []
+
+
+@pytest.fixture
+async def answering(db: Database, tmp_path: Path, embedder: Embedder) -> Answering:
+    knowledge = Knowledge(db, write_corpus(tmp_path / "runbooks"), embedder)
+    recall = Recall(db, embedder)
+    return Answering(recall=recall, knowledge=knowledge, skills=None, profiles=None, episodes=None)
+
+
+def question(text: str) -> Question:
+    return Question(Requester("T1/U1", "T1", channel_id="C1"), text, ThreadKey("T1", "C1", "1.0"))
+
+
+async def test_when_runbook_search_abstains_the_answer_cites_no_runbook(
+    answering: Answering,
+) -> None:
+    """Issue 18, item 6: an off-topic question is told nothing matched, with no runbook cited."""
+    answer = await answering.compose(question("the office coffee machine is broken, who fixes it?"))
+    assert answer.of_kind("runbook") == []
+    assert answer.summary == "I found nothing in the runbooks or in memory that answers this."
+    assert answer.actions == ()
+
+
+async def test_a_matching_runbook_is_cited_in_the_answer(answering: Answering) -> None:
+    answer = await answering.compose(question("disk filling up on db-3"))
+    top = answer.of_kind("runbook")[0]
+    assert top.label.startswith("disk-filling-up › ")
+    assert f"[{top.key}]" in answer.summary
+
+
+async def test_runbook_sources_link_their_section_and_respect_the_configured_counts(
+    db: Database, tmp_path: Path, embedder: Embedder
+) -> None:
+    knowledge = Knowledge(
+        db, write_corpus(tmp_path / "runbooks"), embedder, runbooks_url="https://git.example/rb"
+    )
+    answering = Answering(
+        recall=Recall(db, embedder),
+        knowledge=knowledge,
+        skills=None,
+        profiles=None,
+        episodes=None,
+        config=AnsweringConfig(runbook_hits=1),
+    )
+    answer = await answering.compose(question("KubeAPIDown: kubernetes api servers unreachable"))
+    runbooks = answer.of_kind("runbook")
+    assert len(runbooks) == 2  # one runbook, two of its (three) best sections
+    assert {s.label.split(" › ")[0] for s in runbooks} == {"kube-api-down"}
+    assert all(
+        s.url and s.url.startswith("https://git.example/rb/kube-api-down.md#") for s in runbooks
+    )

@@ -1,0 +1,78 @@
+"""The visibility SQL's workspace branch: a team's workspace rows reach its members, never its
+guests, people from other organisations, or another team (issue 18, item 6)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from memory.scopes import Requester
+from memory.store.db import Database
+from memory.store.visibility import visibility_sql
+
+ROWS = [  # (name, scope, team, channel, private, owner)
+    ("t1_workspace", "workspace", "T1", None, 0, "T1/U2"),
+    ("t1_workspace_from_private", "workspace", "T1", "G9", 1, "T1/U2"),
+    ("t2_workspace", "workspace", "T2", None, 0, "T2/U3"),
+]
+
+
+@pytest.fixture
+async def db(tmp_path: Path) -> AsyncIterator[Database]:
+    database = await Database.open(tmp_path / "v.db")
+    async with database.transaction() as tx:
+        await tx.execute(
+            "CREATE TABLE rows (name TEXT, scope TEXT, team_id TEXT, channel_id TEXT,"
+            " channel_is_private INTEGER, owner_subject_id TEXT)"
+        )
+        await tx.executemany("INSERT INTO rows VALUES (?, ?, ?, ?, ?, ?)", ROWS)
+    yield database
+    await database.close()
+
+
+async def visible(db: Database, requester: Requester) -> set[str]:
+    where, params = visibility_sql(requester, alias="r")
+    return {row[0] for row in await db.fetchall(f"SELECT name FROM rows r WHERE {where}", params)}
+
+
+@pytest.mark.parametrize("channel", [None, "C1", "G9"])
+async def test_a_team_member_sees_the_teams_workspace_rows_wherever_they_ask(
+    db: Database, channel: str | None
+) -> None:
+    """Workspace rows need no channel membership; a promoted row keeps no channel tie."""
+    member = Requester("T1/U1", "T1", channel_id=channel)
+    assert await visible(db, member) == {"t1_workspace", "t1_workspace_from_private"}
+
+
+async def test_a_guest_of_the_team_sees_no_workspace_rows(db: Database) -> None:
+    guest = Requester("T1/U9", "T1", channel_id="C1", sees_workspace=False)
+    assert await visible(db, guest) == set()
+
+
+async def test_someone_from_another_organisation_sees_no_workspace_rows(db: Database) -> None:
+    """Slack Connect: asking in T1's channel, their identity names their own org."""
+    external = Requester("T9/U0EXT", "T1", channel_id="C1", sees_workspace=False)
+    assert await visible(db, external) == set()
+
+
+async def test_another_teams_member_sees_only_their_own_teams_workspace_rows(
+    db: Database,
+) -> None:
+    assert await visible(db, Requester("T2/U3", "T2", channel_id="G9")) == {"t2_workspace"}
+    # The same user id asking as a member of T2 gets nothing of T1.
+    assert await visible(db, Requester("T1/U1", "T2")) == {"t2_workspace"}
+
+
+async def test_the_public_audience_of_a_team_reads_its_workspace_rows(db: Database) -> None:
+    assert await visible(db, Requester.public_audience("T1")) == {
+        "t1_workspace",
+        "t1_workspace_from_private",
+    }
+
+
+def test_an_alias_that_is_not_a_plain_identifier_never_reaches_sql() -> None:
+    with pytest.raises(ValueError) as refused:
+        visibility_sql(Requester("T1/U1", "T1"), alias="r; DROP TABLE rows")
+    assert str(refused.value) == "bad SQL alias 'r; DROP TABLE rows'"
