@@ -91,6 +91,8 @@ class Approvals:
             raise UnknownApproval()
         if approve and current.requested_by == subject_id:
             raise OwnProposal()
+        if current.status != "pending":
+            return current, False  # decided already; the SQL compare-and-set guards the race
         status = "approved" if approve else "rejected"
         async with self._db.transaction() as tx:
             decided = await store.decide_pending(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from bot.answer import messages
@@ -61,6 +63,42 @@ async def test_a_decided_request_is_not_decided_again(approvals: Approvals) -> N
     )
     assert decided is False
     assert (again.status, again.decided_by) == ("rejected", f"T1/{BOSS}")
+
+
+async def test_a_decided_request_is_answered_without_reaching_the_writer(
+    approvals: Approvals, db: Database
+) -> None:
+    """The code layer alone (the SQL compare-and-set has its own test in tests/memory/store):
+    a decided request is refused before any write, so it answers even while the one writer is
+    held by someone else."""
+    req = await rollback_in_t1(approvals)
+    await approvals.decide(
+        req.id, team_id="T1", user_id=BOSS, subject_id=f"T1/{BOSS}", approve=False
+    )
+    held, release = asyncio.Event(), asyncio.Event()
+
+    async def hold_the_writer() -> None:
+        async with db.transaction():
+            held.set()
+            await release.wait()
+
+    holder = asyncio.create_task(hold_the_writer())
+    await held.wait()
+    try:
+        again, decided = await asyncio.wait_for(
+            approvals.decide(
+                req.id,
+                team_id="T1",
+                user_id=OTHER_BOSS,
+                subject_id=f"T1/{OTHER_BOSS}",
+                approve=True,
+            ),
+            timeout=5,
+        )
+    finally:
+        release.set()
+        await holder
+    assert decided is False and again.status == "rejected"
 
 
 async def test_someone_not_on_the_approver_list_cannot_decide(approvals: Approvals) -> None:
