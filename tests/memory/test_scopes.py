@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 
@@ -16,6 +18,7 @@ from memory.scopes import (
 from memory.store.db import Database
 from memory.store.visibility import visibility_sql
 from memory.subjects import Author, SlackIdentity
+from tests.memory.store.scoped_rows import scoped_rows_db, visible
 
 ROWS = [  # (name, scope, team, channel, private, owner)
     ("mine", "user", "T1", None, 0, "T1/U1"),
@@ -32,21 +35,10 @@ ROWS = [  # (name, scope, team, channel, private, owner)
 
 
 @pytest.fixture
-async def db(tmp_path):
-    database = await Database.open(tmp_path / "m.db")
-    async with database.transaction() as tx:
-        await tx.execute(
-            "CREATE TABLE rows (name TEXT, scope TEXT, team_id TEXT, channel_id TEXT,"
-            " channel_is_private INTEGER, owner_subject_id TEXT)"
-        )
-        await tx.executemany("INSERT INTO rows VALUES (?, ?, ?, ?, ?, ?)", ROWS)
+async def db(tmp_path: Path) -> AsyncIterator[Database]:
+    database = await scoped_rows_db(tmp_path / "m.db", ROWS)
     yield database
     await database.close()
-
-
-async def visible(db: Database, requester: Requester) -> set[str]:
-    where, params = visibility_sql(requester, alias="r")
-    return {row[0] for row in await db.fetchall(f"SELECT name FROM rows r WHERE {where}", params)}
 
 
 async def test_private_channel_rows_only_inside_that_channel(db) -> None:

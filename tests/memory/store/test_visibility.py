@@ -11,6 +11,7 @@ import pytest
 from memory.scopes import Requester
 from memory.store.db import Database
 from memory.store.visibility import visibility_sql
+from tests.memory.store.scoped_rows import scoped_rows_db, visible
 
 ROWS = [  # (name, scope, team, channel, private, owner)
     ("t1_workspace", "workspace", "T1", None, 0, "T1/U2"),
@@ -21,20 +22,9 @@ ROWS = [  # (name, scope, team, channel, private, owner)
 
 @pytest.fixture
 async def db(tmp_path: Path) -> AsyncIterator[Database]:
-    database = await Database.open(tmp_path / "v.db")
-    async with database.transaction() as tx:
-        await tx.execute(
-            "CREATE TABLE rows (name TEXT, scope TEXT, team_id TEXT, channel_id TEXT,"
-            " channel_is_private INTEGER, owner_subject_id TEXT)"
-        )
-        await tx.executemany("INSERT INTO rows VALUES (?, ?, ?, ?, ?, ?)", ROWS)
+    database = await scoped_rows_db(tmp_path / "v.db", ROWS)
     yield database
     await database.close()
-
-
-async def visible(db: Database, requester: Requester) -> set[str]:
-    where, params = visibility_sql(requester, alias="r")
-    return {row[0] for row in await db.fetchall(f"SELECT name FROM rows r WHERE {where}", params)}
 
 
 @pytest.mark.parametrize("channel", [None, "C1", "G9"])
