@@ -62,6 +62,7 @@ class Runtime:
         team_id = await deps.home.learn(self.app.client)
         log.info("home_team_learned", extra={"team": team_id})
         await deps.redactor.warm_up()
+        await deps.notes.apply_pending_context()  # what a stop or crash left pending
         if deps.knowledge is not None:
             await deps.knowledge.ensure_index()
 

@@ -54,7 +54,11 @@ class Jobs:
         return len(refs)
 
     async def index_vectors(self) -> int:
-        """Embed notes that have no vector yet; returns how many were indexed."""
+        """Finish indexing notes acknowledged before they were indexed: their neighbours'
+        context, then their vectors; returns how many vectors were indexed."""
+        linked = await self._deps.notes.apply_pending_context()
+        if linked:
+            log.info("note_context_applied", extra={"count": linked})
         done = await self._deps.notes.index_missing_vectors()
         if done:
             log.info("note_vectors_indexed", extra={"count": done})

@@ -145,11 +145,12 @@ async def _run(deps: Deps, cmd: IncidentCommand, c: dict[str, Any]) -> tuple[str
             channel_id=channel,
             scope="channel",
         )
-        # Redaction and the commit come before the ack, the vector after it: the index_vectors
-        # job embeds the note within a minute (keyword recall finds it at once). Embedding is
-        # ~20 ms of CPU per note; 50 at once held the last ack ~1.8 s (bench.ack, issue 18).
+        # Redaction and the commit come before the ack; the vector and the note's place in its
+        # neighbours' context come after it, from the index_vectors job within a minute
+        # (keyword recall finds the note at once). Both are queued in the notes table, so a
+        # crash loses neither; embedding and rewriting neighbour rows held acks (bench.ack).
         draft = NoteDraft(ctx, cmd.args, cmd.sub, incident=inc.id)  # type: ignore[arg-type]
-        (note,) = await deps.notes.save_many([draft], vectors_later=True)
+        (note,) = await deps.notes.save_many([draft], vectors_later=True, context_later=True)
         return messages.NOTE_SAVED.format(
             kind=cmd.sub, id=f"note:{note.id}", incident=inc.id
         ), False

@@ -25,7 +25,13 @@ from memory.errors import (
 from memory.incidents import parse_incident_id
 from memory.notes.exchange import WINDOW as EXCHANGE_WINDOW
 from memory.notes.exchange import in_exchange
-from memory.notes.write import NoteRow, VectorPlan, index_missing, write_notes
+from memory.notes.write import (
+    NoteRow,
+    VectorPlan,
+    apply_pending_context,
+    index_missing,
+    write_notes,
+)
 from memory.scopes import WriteContext
 from memory.store import notes as note_store
 from memory.subjects import Subjects
@@ -113,7 +119,11 @@ class Notes:
         return note
 
     async def save_many(
-        self, drafts: Sequence[NoteDraft], *, vectors_later: bool = False
+        self,
+        drafts: Sequence[NoteDraft],
+        *,
+        vectors_later: bool = False,
+        context_later: bool = False,
     ) -> list[Note]:
         """Save a batch in one redaction pass, one embedding batch and one transaction.
 
@@ -126,6 +136,10 @@ class Notes:
         `vectors_later` (bulk imports): skip embedding; the notes are keyword-searchable on
         return and the vector job (`index_missing_vectors`) embeds them. The queue is the notes
         table itself, so a crash loses nothing: whatever has no vector is found and embedded.
+
+        `context_later` (a person waiting on an ack): the note's own row, keyword index and
+        context are written now; adding its text to the context of the notes before it waits
+        for `apply_pending_context`, queued in the notes table like the vectors.
         """
         if not drafts:
             return []
@@ -157,6 +171,7 @@ class Notes:
             embedder=self._embedder if vectors is not None else None,
             neighbours=self._policy.context_neighbours,
             audit_at=now,
+            context_later=context_later,
         )
         return [
             Note(
@@ -173,6 +188,10 @@ class Notes:
             )
             for nid, row, r in zip(ids, rows, redacted, strict=True)
         ]
+
+    async def apply_pending_context(self) -> int:
+        """Add notes saved with `context_later` to their neighbours' context; returns how many."""
+        return await apply_pending_context(self._db, neighbours=self._policy.context_neighbours)
 
     async def index_missing_vectors(self, batch: int = 256) -> int:
         """Embed notes saved while the embedder was down; returns how many were indexed."""

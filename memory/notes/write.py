@@ -43,8 +43,12 @@ async def write_notes(
     embedder: Embedder | None,
     neighbours: int,
     audit_at: datetime,
+    context_later: bool = False,
 ) -> list[int]:
-    """Write every row (or none) in one transaction; returns the new note ids in order."""
+    """Write every row (or none) in one transaction; returns the new note ids in order.
+
+    `context_later`: leave the neighbours' context to `apply_pending_context` (each note's own
+    context, read from the notes before it, is still written here)."""
     vectors = VectorTable.of("note", embedder) if embedder is not None else None
     ids: list[int] = []
     seen_incidents: set[tuple[str, str]] = set()
@@ -58,7 +62,7 @@ async def write_notes(
             if ctx.author.subject_id not in seen_authors:
                 await subjects.remember(tx, ctx.author)
                 seen_authors.add(ctx.author.subject_id)
-            ids.append(await _insert_one(tx, row, neighbours))
+            ids.append(await _insert_one(tx, row, neighbours, context_later=context_later))
         if vectors is not None:
             await vectors.insert(
                 tx,
@@ -97,7 +101,7 @@ async def _require_incident(tx: Tx, ctx: WriteContext, incident_id: str) -> None
         raise UnknownIncident(incident_id)
 
 
-async def _insert_one(tx: Tx, row: NoteRow, neighbours: int) -> int:
+async def _insert_one(tx: Tx, row: NoteRow, neighbours: int, *, context_later: bool) -> int:
     """Insert one note; link it with the previous notes of its channel and partition."""
     ctx = row.ctx
     part = ctx.partition_key
@@ -125,12 +129,26 @@ async def _insert_one(tx: Tx, row: NoteRow, neighbours: int) -> int:
         permalink=ctx.permalink,
         source_ts=ctx.source_ts,
         created_at=iso(row.created_at),
+        context_targets=[int(p["id"]) for p in previous] if context_later else (),
     )
-    if previous:
+    if previous and not context_later:
         await note_store.append_context(
             tx, [int(p["id"]) for p in previous], row.text, most=neighbours
         )
     return nid
+
+
+async def apply_pending_context(db: Database, *, neighbours: int, batch: int = 500) -> int:
+    """Give the notes saved with `context_later` their place in their neighbours' context;
+    returns how many were applied. One transaction per batch, so a burst costs one rewrite
+    per neighbour rather than one per note that follows it."""
+    done = 0
+    while True:
+        async with db.transaction() as tx:
+            applied = await note_store.apply_pending_context(tx, most=neighbours, limit=batch)
+        done += applied
+        if applied < batch:
+            return done
 
 
 class VectorPlan:

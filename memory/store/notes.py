@@ -17,9 +17,10 @@ if TYPE_CHECKING:
 
 _INSERT = """
 INSERT INTO memory_notes (team_id, scope, channel_id, channel_is_private, owner_subject_id,
-    partition_key, incident_id, kind, text, context, author_name, permalink, source_ts, created_at)
+    partition_key, incident_id, kind, text, context, author_name, permalink, source_ts, created_at,
+    context_targets)
 VALUES (:team, :scope, :channel, :private, :owner, :part, :incident, :kind, :text, :context,
-    :author_name, :permalink, :source_ts, :created_at)
+    :author_name, :permalink, :source_ts, :created_at, :targets)
 """
 
 _PREVIOUS = """
@@ -126,8 +127,12 @@ async def insert_note(
     permalink: str | None,
     source_ts: str | None,
     created_at: str,
+    context_targets: Sequence[int] = (),
 ) -> int:
-    """One note row (its keyword index follows by trigger); returns the new id."""
+    """One note row (its keyword index follows by trigger); returns the new id.
+
+    `context_targets`: earlier notes that are still to take this note's text into their
+    context (`apply_pending_context`); empty when the caller appends it at once."""
     return await tx.execute(
         _INSERT,
         {
@@ -145,6 +150,7 @@ async def insert_note(
             "permalink": permalink,
             "source_ts": source_ts,
             "created_at": created_at,
+            "targets": json.dumps(list(context_targets)) if context_targets else None,
         },
     )
 
@@ -159,6 +165,50 @@ async def previous_in_channel(
 async def append_context(tx: Tx, note_ids: Sequence[int], text: str, *, most: int) -> None:
     """Add `text` to the neighbour context of these notes, each taking at most `most` followers."""
     await tx.execute(_APPEND_CONTEXT, {"text": text, "ids": json.dumps(list(note_ids)), "n": most})
+
+
+_PENDING_CONTEXT = """
+SELECT id, text, context_targets FROM memory_notes
+WHERE context_targets IS NOT NULL ORDER BY id LIMIT :n
+"""
+
+_NEXT_COUNTS = (
+    "SELECT id, next_count FROM memory_notes WHERE id IN (SELECT value FROM json_each(:ids))"
+)
+
+_APPEND_MANY = """
+UPDATE memory_notes SET context = CASE WHEN context = '' THEN :text
+    ELSE context || char(10) || :text END,
+    next_count = next_count + :k
+WHERE id = :id
+"""
+
+_CLEAR_TARGETS = """
+UPDATE memory_notes SET context_targets = NULL WHERE id IN (SELECT value FROM json_each(:ids))
+"""
+
+
+async def apply_pending_context(tx: Tx, *, most: int, limit: int) -> int:
+    """Append the text of up to `limit` pending notes (oldest first) to the context of their
+    targets, rewriting each target once however many notes it takes; returns how many notes
+    were applied. Targets forgotten meanwhile are skipped, and each target keeps at most
+    `most` followers, as when the text is appended at save time."""
+    pending = await tx.fetchall(_PENDING_CONTEXT, {"n": limit})
+    if not pending:
+        return 0
+    texts: dict[int, list[str]] = {}
+    for row in pending:
+        for target in json.loads(row["context_targets"]):
+            texts.setdefault(int(target), []).append(row["text"])
+    counts = await tx.fetchall(_NEXT_COUNTS, {"ids": json.dumps(list(texts))})
+    for row in counts:
+        take = texts[int(row["id"])][: max(0, most - int(row["next_count"]))]
+        if take:
+            await tx.execute(
+                _APPEND_MANY, {"id": row["id"], "text": "\n".join(take), "k": len(take)}
+            )
+    await tx.execute(_CLEAR_TARGETS, {"ids": json.dumps([int(r["id"]) for r in pending])})
+    return len(pending)
 
 
 async def recent_authors(

@@ -100,3 +100,20 @@ async def test_vector_job_re_embeds_the_note_after_a_forgotten_one(
     assert await bot.deps.db.scalar(vectors) == 0
     assert await Jobs(bot.deps, bot.app.client, team_id=TEAM).index_vectors() == 1
     assert await bot.deps.db.scalar(vectors) == 1
+
+
+async def test_vector_job_links_acked_slash_notes_with_their_neighbours(
+    start_bot: Callable[..., Any], slack: FakeSlack
+) -> None:
+    """A slash note is acked before the note above it carries its words; the indexing job
+    adds them, so a search for the reply's words also matches the question it answered."""
+    bot = await start_bot()
+    async with SlackDriver(f"http://127.0.0.1:{bot.port}/slack/events", SECRET, slack) as d:
+        await d.command(INCIDENT, ALICE, "open sev2 Checkout latency")
+        await d.command(INCIDENT, ALICE, "note should we fail over checkout-db to the replica?")
+        reply = await d.command(INCIDENT, BOB, "note failover approved, replica promoted")
+    assert reply.json()["text"].startswith("Saved note")
+    first = "SELECT context FROM memory_notes ORDER BY id LIMIT 1"
+    assert "replica promoted" not in await bot.deps.db.scalar(first)
+    await Jobs(bot.deps, bot.app.client, team_id=TEAM).index_vectors()
+    assert "replica promoted" in await bot.deps.db.scalar(first)

@@ -264,3 +264,55 @@ async def test_deferred_vectors_survive_a_restart_and_match_online_ones(
     finally:
         await online.close()
         await restarted.close()
+
+
+async def contexts(db: Database) -> list[tuple[int, str, int]]:
+    rows = await db.fetchall("SELECT id, context, next_count FROM memory_notes ORDER BY id")
+    return [(r["id"], r["context"], r["next_count"]) for r in rows]
+
+
+async def test_context_later_ends_with_the_index_an_immediate_save_writes(tmp_path, redactor):
+    """An acked slash note leaves its neighbours' context to the indexing pass: until then the
+    notes before it do not carry its words; after it, every note's context (and how many
+    followers it took) is what saving at once writes, however many notes queued up."""
+    lines = [
+        ("U1", "should we fail over the redis cluster?"),
+        ("U2", "yes, do it now"),
+        ("U1", "failover started by ann"),
+        ("U3", "replica lag is back under a second"),
+        ("U2", "closing the bridge"),
+    ]
+    online = await Database.open(tmp_path / "online.db")
+    acked = await Database.open(tmp_path / "acked.db")
+    try:
+        for user, text in lines:
+            await Notes(online, redactor, None).save_many([NoteDraft(ctx(user=user), text)])
+            await Notes(acked, redactor, None).save_many(
+                [NoteDraft(ctx(user=user), text)], vectors_later=True, context_later=True
+            )
+        first_context = (await contexts(acked))[0][1]
+        assert "yes, do it now" not in first_context
+        assert await Notes(acked, redactor, None).apply_pending_context() == len(lines) - 1
+        assert await contexts(acked) == await contexts(online)
+        assert await Notes(acked, redactor, None).apply_pending_context() == 0
+    finally:
+        await online.close()
+        await acked.close()
+
+
+async def test_pending_context_survives_a_restart(tmp_path, redactor):
+    """The notes table is the queue: a process that stops after the ack loses nothing."""
+    first = await Database.open(tmp_path / "m.db")
+    try:
+        notes = Notes(first, redactor, None)
+        for user, text in (("U1", "is the queue draining?"), ("U2", "yes, 40k left")):
+            await notes.save_many([NoteDraft(ctx(user=user), text)], context_later=True)
+    finally:
+        await first.close()
+    again = await Database.open(tmp_path / "m.db")
+    try:
+        assert await Notes(again, redactor, None).apply_pending_context() == 1
+        (question, _), _ = [(c[1], c[2]) for c in await contexts(again)]
+        assert question == "yes, 40k left"
+    finally:
+        await again.close()
