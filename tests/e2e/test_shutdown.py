@@ -146,3 +146,65 @@ async def test_sigterm_with_work_stuck_past_the_grace_period_exits_1_naming_it(
     (abandoned,) = bot.events("drain_abandoned")
     assert abandoned["event_ids"] == sorted(event_ids)
     assert abandoned["listener_kinds"] == ["message"]
+
+
+async def test_a_second_signal_stops_waiting_for_stuck_work_and_exits_1(
+    slack: FakeSlack, tmp_path: Path
+) -> None:
+    """The first SIGTERM drains with a long grace period; a second one (an impatient operator,
+    or the orchestrator's escalation) abandons the wait at once and names what was left."""
+    bot = BotProcess(slack, tmp_path / "data", OPSMEMORY_SHUTDOWN_GRACE_S="120")
+    await bot.start()
+    gate = slack.hold("conversations.info")
+    try:
+        async with SlackDriver(bot.events_url, SECRET, slack) as d:
+            event_ids = await burst(d, 2)
+            await slack.wait_for(lambda: slack.calls_to("conversations.info"))
+            bot.signal(signal.SIGTERM)
+            await eventually_async(
+                lambda: asyncio.sleep(0, bot.events("drain_started")), lambda e: bool(e)
+            )
+            bot.signal(signal.SIGTERM)
+            assert await bot.wait(within_s=30) == 1  # long before the 120 s grace period
+    finally:
+        gate.set()
+        await bot.kill()
+    assert bot.events("stop_hurried")
+    (abandoned,) = bot.events("drain_abandoned")
+    assert abandoned["event_ids"] == sorted(event_ids)
+
+
+async def test_socket_mode_stop_drains_acked_frames_and_leaves_new_ones_unacked(
+    bot_settings: Callable[..., Any], slack: FakeSlack
+) -> None:
+    """Over Socket Mode, frames acknowledged before the stop are stored; a frame arriving while
+    draining gets no ack, so Slack redelivers it to a live connection."""
+    from bot.app import build_app
+
+    runtime = await build_app(bot_settings(slack_app_token=slack.workspace.app_token))
+    await runtime.warm_up()
+    await runtime.start_socket_mode()
+    await slack.sockets.wait_connected()
+    driver = SlackDriver("unused", SECRET, slack)
+    gate = slack.hold("conversations.info")
+    root = slack.workspace.post(INCIDENT, "checkout p99 is 4 s since the deploy", user=ALICE)
+    replies = [
+        slack.workspace.post(INCIDENT, f"update {i}: pool at 80", user=BOB, thread_ts=root.ts)
+        for i in range(20)
+    ]
+    for msg in [root, *replies]:
+        payload = driver.envelope(driver._message_event(msg, "message"), user=msg.user)
+        assert (await slack.sockets.push("events_api", payload))["envelope_id"]
+    stopping = asyncio.create_task(runtime.stop())
+    await eventually_async(
+        lambda: asyncio.sleep(0, runtime.inflight.accepting), lambda accepting: not accepting
+    )
+    late = slack.workspace.post(INCIDENT, "arrives while draining", user=ALICE)
+    late_payload = driver.envelope(driver._message_event(late, "message"), user=ALICE)
+    with pytest.raises(TimeoutError):
+        await slack.sockets.push("events_api", late_payload, within_s=0.5)
+    assert not stopping.done()  # the 21 acked captures wait on the held channel lookup
+    gate.set()
+    report = await stopping
+    assert report.clean
+    assert await count(runtime.settings.database_path, CAPTURED) == 21
