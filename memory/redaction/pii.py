@@ -43,16 +43,17 @@ def build_pii_recognizers() -> list[EntityRecognizer]:
     )
 
     return [
-        _email_recognizer(),
+        email_recognizer(),
         build_phone_recognizer(),
         CreditCardRecognizer(),
-        _ssn_recognizer(),
+        ssn_recognizer(),
         IbanRecognizer(),
         CryptoRecognizer(),
     ]
 
 
-def _email_recognizer() -> EntityRecognizer:
+def email_recognizer() -> EntityRecognizer:
+    """Emails whose domain has a known suffix; remotes and URL userinfo are not emails."""
     from presidio_analyzer import Pattern, RecognizerResult
     from presidio_analyzer.predefined_recognizers import EmailRecognizer
 
@@ -89,7 +90,8 @@ def _email_recognizer() -> EntityRecognizer:
     )
 
 
-def _ssn_recognizer() -> EntityRecognizer:
+def ssn_recognizer() -> EntityRecognizer:
+    """US SSNs by Presidio's checks, published sample SSNs included."""
     from presidio_analyzer.predefined_recognizers import UsSsnRecognizer
 
     class PlaceholderAwareSsnRecognizer(UsSsnRecognizer):

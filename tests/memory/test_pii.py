@@ -186,3 +186,56 @@ async def test_a_huge_message_is_redacted_off_the_event_loop_and_blocks_no_other
     assert ticks == 5
     assert other.text == "call <PHONE_NUMBER>"
     assert out.text.endswith(" mail <EMAIL_ADDRESS>")
+
+
+def spans(recognizer: Any, text: str, entity: str) -> list[str]:
+    """What one recognizer, built in this test, finds on its own."""
+    return [text[r.start : r.end] for r in recognizer.analyze(text, [entity])]
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("page alice.ops@example.com about the pager", ["alice.ops@example.com"]),
+        ("owner=bob@corp.example.org, then retry", ["bob@corp.example.org"]),
+        ("push to git@github.com:acme/checkout.git and tag it", []),
+        ("mirror via deploy@git.example.com:/srv/repos/app.git", []),
+        ("registry https://ci:hunter2@registry.example.com/v2 is down", []),
+        ("relay ops@cache.localdomain bounced", []),  # no public suffix: a host name
+        ("cc anna@пример.рф on the report", ["anna@пример.рф"]),  # non-ASCII top-level domain
+        ("paged ops@example.com: no answer yet", ["ops@example.com"]),  # ": " is not a path
+    ],
+)
+def test_the_email_layer_alone_finds_mailboxes_not_remotes_or_userinfo(
+    text: str, found: list[str]
+) -> None:
+    from memory.redaction.pii import email_recognizer
+
+    assert spans(email_recognizer(), text, "EMAIL_ADDRESS") == found
+
+
+def test_userinfo_far_back_in_a_long_line_still_is_not_an_email() -> None:
+    """The URL-userinfo check looks back from the match, not from the start of the text."""
+    from memory.redaction.pii import email_recognizer
+
+    line = "x" * 300 + " https://ci:hunter2@registry.example.com/v2"
+    assert spans(email_recognizer(), line, "EMAIL_ADDRESS") == []
+    assert spans(email_recognizer(), line + " mail ops@example.com", "EMAIL_ADDRESS") == [
+        "ops@example.com"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("ssn 078-05-1120 on the form", ["078-05-1120"]),  # a published sample, still redacted
+        ("applicant 536-90-4427 called", ["536-90-4427"]),
+        ("build 000-12-3456 failed", []),  # area 000 is never issued
+    ],
+)
+def test_the_ssn_layer_alone_keeps_presidio_checks_and_takes_samples(
+    text: str, found: list[str]
+) -> None:
+    from memory.redaction.pii import ssn_recognizer
+
+    assert spans(ssn_recognizer(), text, "US_SSN") == found
