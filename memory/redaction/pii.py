@@ -64,9 +64,11 @@ def email_recognizer() -> EntityRecognizer:
         def analyze(
             self, text: str, entities: list[str], nlp_artifacts: Any = None, regex_flags: Any = None
         ) -> list[RecognizerResult]:
+            # Presidio's pattern analysis ignores nlp_artifacts and defaults the flags.
+            found = super().analyze(text, entities, nlp_artifacts, regex_flags)  # pragma: no mutate
             return [
                 r
-                for r in super().analyze(text, entities, nlp_artifacts, regex_flags)
+                for r in found
                 if not _SCP_PATH_AFTER.match(text[r.end : r.end + 2])
                 and not _URL_USERINFO_BEFORE.search(
                     text[max(0, r.start - _LOOKBEHIND_CHARS) : r.start]
@@ -74,7 +76,7 @@ def email_recognizer() -> EntityRecognizer:
             ]
 
         def validate_result(self, pattern_text: str) -> bool:
-            return known_domain(pattern_text.rsplit("@", 1)[-1])
+            return known_domain(pattern_text.partition("@")[2])
 
     @lru_cache(maxsize=4096)
     def known_domain(domain: str) -> bool:
@@ -84,9 +86,11 @@ def email_recognizer() -> EntityRecognizer:
 
     from tldextract import extract
 
-    known_domain("example.com")  # tldextract reads its bundled suffix list on first use
+    # tldextract reads its bundled suffix list on first use: pay that here, not mid-message.
+    known_domain("example.com")  # pragma: no mutate
     return OpsAwareEmailRecognizer(
-        name="EmailRecognizer", patterns=[Pattern("email (ops-aware)", EMAIL_REGEX, 0.5)]
+        name="EmailRecognizer",
+        patterns=[Pattern("email (ops-aware)", EMAIL_REGEX, 0.5)],
     )
 
 

@@ -211,7 +211,9 @@ def test_the_email_layer_alone_finds_mailboxes_not_remotes_or_userinfo(
 ) -> None:
     from memory.redaction.pii import email_recognizer
 
-    assert spans(email_recognizer(), text, "EMAIL_ADDRESS") == found
+    recognizer = email_recognizer()
+    assert recognizer.name == "EmailRecognizer"  # the name `doctor` and the logs list
+    assert spans(recognizer, text, "EMAIL_ADDRESS") == found
 
 
 def test_userinfo_far_back_in_a_long_line_still_is_not_an_email() -> None:
@@ -228,7 +230,9 @@ def test_userinfo_far_back_in_a_long_line_still_is_not_an_email() -> None:
 @pytest.mark.parametrize(
     ("text", "found"),
     [
-        ("ssn 078-05-1120 on the form", ["078-05-1120"]),  # a published sample, still redacted
+        ("ssn 078-05-1120 on the form", ["078-05-1120"]),  # published samples, still redacted
+        ("test ssn 123-45-6789 in the fixture", ["123-45-6789"]),
+        ("example 987-65-4320 from the docs", ["987-65-4320"]),
         ("applicant 536-90-4427 called", ["536-90-4427"]),
         ("build 000-12-3456 failed", []),  # area 000 is never issued
     ],
@@ -238,4 +242,6 @@ def test_the_ssn_layer_alone_keeps_presidio_checks_and_takes_samples(
 ) -> None:
     from memory.redaction.pii import ssn_recognizer
 
-    assert spans(ssn_recognizer(), text, "US_SSN") == found
+    recognizer = ssn_recognizer()
+    assert recognizer.name == "UsSsnRecognizer"
+    assert spans(recognizer, text, "US_SSN") == found
