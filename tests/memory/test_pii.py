@@ -245,3 +245,53 @@ def test_the_ssn_layer_alone_keeps_presidio_checks_and_takes_samples(
     recognizer = ssn_recognizer()
     assert recognizer.name == "UsSsnRecognizer"
     assert spans(recognizer, text, "US_SSN") == found
+
+
+def phones_found(text: str) -> list[tuple[str, float]]:
+    """What the phone layer, built in this test, finds on its own: (value, score)."""
+    from memory.redaction.phones import build_phone_recognizer
+
+    recognizer = build_phone_recognizer()
+    assert recognizer.name == "PhoneRecognizer"
+    assert recognizer.supported_entities == ["PHONE_NUMBER"]
+    return [(text[r.start : r.end], r.score) for r in recognizer.analyze(text, ["PHONE_NUMBER"])]
+
+
+def test_the_phone_layer_alone_scores_formatted_numbers_above_bare_ones() -> None:
+    from memory.redaction.phones import BARE_PHONE_SCORE, PHONE_SCORE
+
+    assert phones_found("call +1 212-555-0198 now") == [("+1 212-555-0198", PHONE_SCORE)]
+    assert phones_found("mobile 13800138000 per HR") == [("13800138000", BARE_PHONE_SCORE)]
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("batch 13800138000 retried", []),  # bare digits, no phone word
+        ("mobile 13800138000 per the HR sheet", ["13800138000"]),
+        ("phone: " + "x" * 100 + " 13800138000", []),  # the phone word is too far back
+        ("job 13800138000, ring ops", []),  # a phone word after the value does not count
+    ],
+)
+def test_the_phone_layer_needs_a_phone_word_just_before_bare_digits(
+    text: str, found: list[str]
+) -> None:
+    assert [v for v, _ in phones_found(text)] == found
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("reach me at (212) 555-0198.", ["(212) 555-0198"]),
+        ("(call 212-555-0198) if paged", ["212-555-0198"]),  # the prose's parenthesis
+        ("desk: 212-555-0198 -", ["212-555-0198"]),
+        ("on-call 212-555-0198 212-555-0199", ["212-555-0198", "212-555-0199"]),
+        ("UK desk 020 7946 0958 020 7946 0959", ["020 7946 0958", "020 7946 0959"]),
+    ],
+)
+def test_the_phone_layer_cuts_numbers_from_punctuation_and_lists(
+    text: str, found: list[str]
+) -> None:
+    values = [v for v, _ in phones_found(text)]
+    assert all(f in values for f in found), values
+    assert not [v for v in values if v[-1] in "-./ " or v.count(")") > v.count("(")], values
