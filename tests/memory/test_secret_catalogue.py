@@ -184,3 +184,72 @@ def test_unclosed_pem_block_is_removed_to_the_end(redactor: Redactor) -> None:
     body = "MIIEpAIBAAKCAQEA7bq98" + "Q2kK0abcd" * 400
     out = redactor.redact_sync("key:\n-----BEGIN RSA PRIVATE KEY-----\n" + body).text
     assert out == "key:\n<PRIVATE_KEY>"
+
+
+def entropy_layer(text: str) -> list[tuple[str, str, float]]:
+    """What the entropy recognizer, built in this test, finds alone: (entity, value, score)."""
+    (_, entropy) = build_detector_recognizers()
+    assert entropy.name == "EntropyRecognizer"
+    return [
+        (r.entity_type, text[r.start : r.end], r.score)
+        for r in entropy.analyze(text, entropy.supported_entities, None)
+    ]
+
+
+RANDOM = "Zq8v" + "L2mR" + "x9pK4wT7"
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        (f"api key: {RANDOM}", [("API_KEY", RANDOM)]),
+        (f"the webhook token for the bot was {RANDOM}", [("API_KEY", RANDOM)]),  # fillers
+        (f"db passwd = {RANDOM} until rotation", [("PASSWORD", RANDOM)]),
+        (f"Bearer {RANDOM}", [("API_KEY", RANDOM)]),
+        (f"token rotated on node-7 after the {RANDOM}", []),  # five words away
+        (f"build {RANDOM} green", []),  # no secret word at all
+        (f"{RANDOM} is the token", []),  # the word comes after the value
+        ("password is checkout-db-primary-7x", []),  # no upper case: a name
+        (f"token https://{RANDOM}.example.com/x", []),  # a URL
+        (f"secret /srv/{RANDOM}/keys", []),  # a path
+        ("secret AAAAaaaa1111bbbb", []),  # the upper/lower/digit mix, but low entropy
+    ],
+)
+def test_the_entropy_layer_alone_needs_a_random_value_just_after_a_secret_word(
+    text: str, found: list[tuple[str, str]]
+) -> None:
+    got = entropy_layer(text)
+    assert [(e, v) for e, v, _ in got] == found
+    assert {s for _, _, s in got} <= {0.42}  # under our own patterns, over the threshold
+
+
+def detect_secrets_layer(text: str) -> list[tuple[str, str, float]]:
+    (plugins, _) = build_detector_recognizers()
+    assert plugins.name == "DetectSecretsRecognizer"
+    return sorted(
+        (r.entity_type, text[r.start : r.end], r.score)
+        for r in plugins.analyze(text, plugins.supported_entities, None)
+    )
+
+
+def test_the_detect_secrets_layer_alone_labels_what_each_plugin_finds() -> None:
+    aws = "AKIA" + "IOSFODNN7EXAMPLE"
+    text = f"leaked {aws} twice: {aws}"
+    assert [(e, v) for e, v, _ in detect_secrets_layer(text)] == [
+        ("AWS_ACCESS_KEY", aws),
+        ("AWS_ACCESS_KEY", aws),
+    ]
+    assert {s for _, _, s in detect_secrets_layer(text)} == {0.85}
+    jwt = "eyJhbGciOiJIUzI1NiJ9" + ".eyJzdWIiOiIxMjM0NTY3ODkwIn0" + ".c2lnbmF0dXJlLXZhbHVlLTAxMjM0"
+    # the plugin's match stops before the signature; our own JWT pattern takes the whole token
+    assert [e for e, v, _ in detect_secrets_layer(f"auth header {jwt}") if jwt.startswith(v)] == [
+        "JWT"
+    ]
+
+
+def test_the_detect_secrets_layer_keeps_only_high_entropy_quoted_strings() -> None:
+    quoted = "'" + "hY3kP9" + "qW2zR7" + "tL5mN8" + "vB4xC6" + "'"
+    assert ("API_KEY", quoted.strip("'")) in [
+        (e, v) for e, v, _ in detect_secrets_layer(f"export X={quoted}")
+    ]
+    assert detect_secrets_layer("echo 'hello world, all good'") == []
