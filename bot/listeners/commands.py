@@ -154,7 +154,9 @@ async def _run(deps: Deps, cmd: IncidentCommand, c: dict[str, Any]) -> tuple[str
             kind=cmd.sub, id=f"note:{note.id}", incident=inc.id
         ), False
     if cmd.sub == "recall":
-        requester = await requester_for(deps.users, team_id=team, user_id=user, channel_id=channel)
+        requester = await requester_for(
+            deps.users, deps.memberships, team_id=team, user_id=user, channel_id=channel
+        )
         items = await deps.recall.recall(requester, cmd.args, k=5)
         if not items:
             return "Memory has nothing on that here.", False

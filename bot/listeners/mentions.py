@@ -63,7 +63,7 @@ async def on_mention(
         )
         return
     requester = await requester_for(
-        deps.users, team_id=team, user_id=event["user"], channel_id=channel
+        deps.users, deps.memberships, team_id=team, user_id=event["user"], channel_id=channel
     )
     q = Question(
         requester,

@@ -24,6 +24,7 @@ from memory.episodes.summary import summarise
 from memory.errors import EmbeddingUnavailable, InvalidLimit
 from memory.profiles.extraction import Chat
 from memory.scopes import Requester, partition_key_for, visible_partitions
+from memory.store.visibility import public_channels
 from memory.store import episodes as store
 from memory.store import incidents as incident_store
 from memory.store import threads as thread_store
@@ -142,7 +143,9 @@ class Episodes:
                 "episode",
                 self._embedder,
                 vector,
-                partition_keys=visible_partitions(requester),
+                partition_keys=visible_partitions(
+                    requester, public_channel_ids=await public_channels(self._db, requester)
+                ),
                 k=k,
             )
             semantic = [rowid for rowid, _ in near]
