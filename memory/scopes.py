@@ -21,8 +21,8 @@ may see and nothing, not even a count, leaks from other partitions. Channel keys
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Literal, get_args
 
 from memory.errors import GuestWriteRefused, InvalidScope

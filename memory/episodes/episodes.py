@@ -24,11 +24,11 @@ from memory.episodes.summary import summarise
 from memory.errors import EmbeddingUnavailable, InvalidLimit
 from memory.profiles.extraction import Chat
 from memory.scopes import Requester, partition_key_for, visible_partitions
-from memory.store.visibility import public_channels
 from memory.store import episodes as store
 from memory.store import incidents as incident_store
 from memory.store import threads as thread_store
 from memory.store import vectors
+from memory.store.visibility import public_channels
 from memory.text import fts_match, rrf, topic_terms
 
 if TYPE_CHECKING:

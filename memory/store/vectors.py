@@ -323,3 +323,49 @@ async def vectors_in_partition(
 
 def _blob(vec: np.ndarray) -> bytes:
     return np.ascontiguousarray(vec, dtype=np.float32).tobytes()
+
+
+PARTITIONS_PENDING = "vec_partitions_pending"
+
+
+async def move_channel_partitions(tx: Tx) -> int:
+    """Move vec0 rows to the partition their row now names (migration 0010 rewrote the keys);
+    note codes whose exact vector the migration dropped are deleted, to be embedded again.
+    Returns rows moved or dropped; runs once, while the marker in `meta` is present."""
+    if await tx.fetchone("SELECT 1 FROM meta WHERE key = :k", {"k": PARTITIONS_PENDING}) is None:
+        return 0
+    changed = 0
+    note = LAYOUTS["note"]
+    for name in await tables(tx, "note"):
+        rows = await tx.fetchall(
+            f"SELECT b.note_id, b.part, b.code, n.partition_key AS want,"
+            f" EXISTS (SELECT 1 FROM {note.floats} f WHERE f.note_id = b.note_id) AS kept"
+            f" FROM {name} b LEFT JOIN memory_notes n ON n.id = b.note_id"
+        )
+        stale = [r for r in rows if r["want"] is None or r["want"] != r["part"] or not r["kept"]]
+        for r in stale:
+            await tx.execute(f"DELETE FROM {name} WHERE note_id = :id", {"id": r["note_id"]})
+        moved = [
+            (r["note_id"], r["want"], bytes(r["code"])) for r in stale if r["want"] and r["kept"]
+        ]
+        await tx.executemany(
+            f"INSERT INTO {name} (note_id, part, code) VALUES (?, ?, vec_bit(?))", moved
+        )
+        changed += len(stale)
+    for name in await tables(tx, "episode"):
+        rows = await tx.fetchall(
+            f"SELECT v.item_id, v.partition_key AS part, v.embedding,"
+            " (CASE WHEN e.channel_is_private = 1 THEN 'cp:' ELSE 'c:' END)"
+            " || e.team_id || ':' || e.channel_id AS want"
+            f" FROM {name} v LEFT JOIN memory_episodes e ON e.id = v.item_id"
+        )
+        stale = [r for r in rows if r["want"] != r["part"]]
+        for r in stale:
+            await tx.execute(f"DELETE FROM {name} WHERE item_id = :id", {"id": r["item_id"]})
+        await tx.executemany(
+            f"INSERT INTO {name} (item_id, partition_key, embedding) VALUES (?, ?, ?)",
+            [(r["item_id"], r["want"], bytes(r["embedding"])) for r in stale if r["want"]],
+        )
+        changed += len(stale)
+    await tx.execute("DELETE FROM meta WHERE key = :k", {"k": PARTITIONS_PENDING})
+    return changed
