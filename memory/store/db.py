@@ -22,7 +22,7 @@ import sqlite_vec
 
 from memory.errors import StorageError
 from memory.store.migrations import apply_migrations, current_version
-from memory.store.vectors import move_channel_partitions
+from memory.store.partitions import move_channel_partitions
 
 log = logging.getLogger(__name__)
 

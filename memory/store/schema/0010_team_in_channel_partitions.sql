@@ -32,5 +32,5 @@ WHERE scope = 'channel';
 
 -- Vector tables are vec0 tables named at run time (memory/store/vectors.py) and vec0 cannot
 -- UPDATE a partition key, so SQL cannot move their rows: the database does it when it opens
--- (vectors.move_channel_partitions), in one transaction that also deletes this marker.
+-- (memory/store/partitions.py), in one transaction that also deletes this marker.
 INSERT OR REPLACE INTO meta (key, value) VALUES ('vec_partitions_pending', 'team_in_channel_keys');
