@@ -77,6 +77,15 @@ async def on_mention(
     await deps.pacer.wait(channel)
     posted = await client.chat_postMessage(channel=channel, thread_ts=thread_ts, **_render(answer))
     await deps.dedupe.record_answer(team, channel, ts, posted["ts"])
+    if answer.personal:
+        # The asker's own memory reaches the asker alone, never the thread others read.
+        await client.chat_postEphemeral(
+            channel=channel,
+            user=event["user"],
+            thread_ts=thread_ts,
+            text=messages.PERSONAL_ADDENDUM,
+            blocks=render.personal_addendum(answer),
+        )
     deps.metrics.answers.labels("cited").inc()
     deps.metrics.answer_latency.labels("cited").observe(time.perf_counter() - started)
     log.info(
@@ -124,4 +133,7 @@ async def _improve(
 def _render(answer: Answer) -> dict[str, Any]:
     """Fallback text plus blocks; cut text links to the top cited source's full text."""
     link = next((s.url for s in answer.sources if s.url), None)
-    return {"text": render.truncate(answer.summary), "blocks": render.answer(answer, link=link)}
+    return {
+        "text": render.truncate(render.escape(answer.summary)),
+        "blocks": render.answer(answer, link=link),
+    }
