@@ -32,6 +32,15 @@ def question_text(text: str) -> str:
     return " ".join(_MENTION.sub(" ", text or "").split())
 
 
+def without_bot_mention(text: str, bot_user_id: str | None) -> str:
+    """`text` as memory keeps it: the bot's own mention markup (`<@U0BOT>`) taken out, so it
+    never shows up in recall, roll-ups or the digest; other people's mentions stay."""
+    if not bot_user_id or not text:
+        return text or ""
+    own = re.compile(rf"<@{re.escape(bot_user_id)}(?:\|[^>]*)?>\s*")
+    return own.sub("", text).strip()
+
+
 def register(app: AsyncApp, deps: Deps) -> None:
     app.event("app_mention")(bind(on_mention, deps=deps))
 
