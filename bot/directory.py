@@ -103,8 +103,11 @@ class Memberships:
     people never calls Slack for it. Join and leave events update a cached set in place.
     """
 
-    def __init__(self, client: AsyncWebClient, *, ttl_s: int, clock: Clock = utc_now) -> None:
+    def __init__(
+        self, client: AsyncWebClient, *, ttl_s: int, clock: Clock = utc_now, page: int = 200
+    ) -> None:
         self._client, self._ttl, self._clock = client, timedelta(seconds=ttl_s), clock
+        self._page = page
         self._cache: dict[tuple[str, str], tuple[set[str], datetime]] = {}
 
     async def channels_of(self, team_id: str, user_id: str) -> frozenset[str]:
@@ -121,7 +124,7 @@ class Memberships:
                 user=user_id,
                 types="public_channel,private_channel",
                 exclude_archived=True,
-                limit=200,
+                limit=self._page,
                 cursor=cursor,
             )
             found |= {str(c["id"]) for c in resp.get("channels") or []}
