@@ -12,7 +12,7 @@ import re
 import time
 from collections.abc import Awaitable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from memory.errors import EmbeddingUnavailable
 from memory.text import STOP_WORDS
@@ -163,15 +163,24 @@ class Answering:
             timings[name] = (time.perf_counter() - started) * 1000
 
     async def _memories(self, q: Question) -> list[Source]:
-        items = await self._recall.recall(
-            q.requester, q.text, k=self.config.memories, incident=q.incident_id
+        """This incident's notes first, then notes of every other incident the asker may see
+        (Slack's visibility, `memory.scopes`): what the team learnt last time counts too."""
+        k = self.config.memories
+        here, anywhere = await asyncio.gather(
+            self._recall.recall(q.requester, q.text, k=k, incident=q.incident_id)
+            if q.incident_id
+            else _none(),
+            self._recall.recall(q.requester, q.text, k=k),
         )
+        seen = {item.id for item in here}
+        items = [*here, *(i for i in anywhere if i.id not in seen)][:k]
         # Recall returns notes; episodes and profile facts come from their own stages below.
         return [
             Source(
                 "",
                 "mine" if item.scope == "user" else "incident",
-                f"{item.kind} {item.id}",
+                f"{item.kind} {item.id}"
+                + (f" · {item.incident_id}" if item.incident_id != q.incident_id else ""),
                 item.text,
                 item.permalink,
                 ref=f"note:{item.id}",
@@ -234,6 +243,10 @@ class Answering:
             for m in matches
             if m.incident.id != q.incident_id
         ]
+
+
+async def _none() -> list[Any]:
+    return []
 
 
 def _budget(candidates: list[Source], budget: int, *, prefix: str = "S") -> list[Source]:

@@ -130,7 +130,7 @@ def answer(a: Answer, *, link: str | None = None) -> list[Block]:
     buttons. The asker's personal memory is never here (`personal_addendum`)."""
     blocks: list[Block] = [section(escape(a.summary), link=link)]
     blocks += _source_lines("Runbooks", a.of_kind("runbook"))
-    blocks += _source_lines("This incident's memory", a.of_kind("incident", "episode"))
+    blocks += _source_lines("Memory", a.of_kind("incident", "episode"))
     if a.similar:
         lines = ["*Similar past incidents*"] + [
             f"• {escape(s.incident_id)} {one_line(s.title, 120)} — {one_line(s.why)}"

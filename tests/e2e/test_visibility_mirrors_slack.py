@@ -65,7 +65,9 @@ async def test_a_public_incidents_memory_reaches_a_full_member_in_the_next_incid
     second_incident(slack)
     await driver.command(INCIDENT, ALICE, f"note {ROOT_CAUSE}")
     _, answer = await answered(driver, slack, CAROL, QUESTION, NEXT)
-    assert "checkout-db pool exhausted after v42" in str(answer.blocks)
+    memory = [b["text"]["text"] for b in answer.blocks if "*Memory*" in str(b)]
+    assert memory and "checkout-db pool exhausted after v42" in memory[0]
+    assert "· inc-42" in memory[0]  # said where it comes from
     assert "checkout-db pool exhausted after v42" in await recall(
         driver, NEXT, CAROL, "checkout-db pool exhausted"
     )
