@@ -26,8 +26,8 @@ from bot.answer import messages
 from bot.answer.compose import Answering
 from bot.approvals import Approvals
 from bot.deps import Deps
-from bot.directory import ChannelDirectory, HomeTeam, user_directory
-from bot.listeners import actions, commands, home, mentions, shortcuts
+from bot.directory import ChannelDirectory, HomeTeam, Memberships, user_directory
+from bot.listeners import actions, commands, home, membership, mentions, shortcuts
 from bot.listeners import messages as message_events
 from bot.listeners.commands import UsageError
 from bot.metrics import Metrics
@@ -91,7 +91,7 @@ async def build_app(settings: Settings, *, clock: Clock = utc_now) -> Runtime:
     deps = await _build_deps(settings, client, metrics, clock)
     _install_exactly_once(app, deps)
     _install_error_handler(app, deps)
-    for module in (mentions, message_events, commands, actions, shortcuts, home):
+    for module in (mentions, message_events, commands, actions, shortcuts, home, membership):
         module.register(app, deps)
     _acknowledge_other_events(app, deps)
     return Runtime(settings=settings, app=app, deps=deps, session=session)
@@ -157,6 +157,7 @@ async def _build_deps(
         dedupe=Dedupe(db, clock),
         pacer=ChannelPacer(),
         channels=ChannelDirectory(client, ttl_s=300, clock=clock),
+        memberships=Memberships(client, ttl_s=settings.users_cache_ttl_s, clock=clock),
         home=home,
         users=user_directory(client, home=home, ttl_s=settings.users_cache_ttl_s, clock=clock),
         redactor=redactor,

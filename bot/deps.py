@@ -10,7 +10,7 @@ if TYPE_CHECKING:
     from bot.answer.compose import Answering
     from bot.answer.llm import Generator
     from bot.approvals import Approvals
-    from bot.directory import ChannelDirectory, HomeTeam
+    from bot.directory import ChannelDirectory, HomeTeam, Memberships
     from bot.metrics import Metrics
     from bot.pacing import ChannelPacer
     from bot.settings import Settings
@@ -45,6 +45,7 @@ class Deps:
     home: HomeTeam
     users: UserDirectory
     channels: ChannelDirectory
+    memberships: Memberships
     redactor: Redactor
     incidents: Incidents
     notes: Notes

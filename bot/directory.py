@@ -1,5 +1,7 @@
-"""Who and where, from Slack: users.info → SlackIdentity (guest/external flags), and
-conversations.info → channel name and privacy, both cached with a TTL.
+"""Who and where, from Slack: users.info → SlackIdentity (guest/external flags),
+conversations.info → channel name and privacy, and users.conversations → the channels a person
+is a member of (kept current by member_joined_channel / member_left_channel), all cached with a
+TTL.
 
 Display names are fetched for showing only; identity is always the durable subject id.
 """
@@ -7,7 +9,7 @@ Display names are fetched for showing only; identity is always the durable subje
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from slack_sdk.web.async_client import AsyncWebClient
 
@@ -93,17 +95,87 @@ class ChannelDirectory:
         return info
 
 
+class Memberships:
+    """The channels each person is a member of (users.conversations), cached per (team, user).
+
+    Only guests, people from other organisations and App Home / DM readers need it (a full
+    member in a channel sees every public channel anyway), so the answer hot path of most
+    people never calls Slack for it. Join and leave events update a cached set in place.
+    """
+
+    def __init__(
+        self, client: AsyncWebClient, *, ttl_s: int, clock: Clock = utc_now, page: int = 200
+    ) -> None:
+        self._client, self._ttl, self._clock = client, timedelta(seconds=ttl_s), clock
+        self._page = page
+        self._cache: dict[tuple[str, str], tuple[set[str], datetime]] = {}
+
+    async def channels_of(self, team_id: str, user_id: str) -> frozenset[str]:
+        """Every conversation (public or private) the user is in that the bot can see."""
+        key = (team_id, user_id)
+        hit = self._cache.get(key)
+        now = self._clock()
+        if hit is not None and now < hit[1]:
+            return frozenset(hit[0])
+        found: set[str] = set()
+        cursor: str | None = None
+        while True:
+            resp = await self._client.users_conversations(
+                user=user_id,
+                types="public_channel,private_channel",
+                exclude_archived=True,
+                limit=self._page,
+                cursor=cursor,
+            )
+            found |= {str(c["id"]) for c in resp.get("channels") or []}
+            cursor = (resp.get("response_metadata") or {}).get("next_cursor") or None
+            if not cursor:
+                break
+        self._cache[key] = (found, now + self._ttl)
+        return frozenset(found)
+
+    def joined(self, team_id: str, user_id: str, channel_id: str) -> None:
+        """member_joined_channel: a cached set gains the channel (an uncached one is fetched
+        fresh when next needed)."""
+        hit = self._cache.get((team_id, user_id))
+        if hit is not None:
+            hit[0].add(channel_id)
+
+    def left(self, team_id: str, user_id: str, channel_id: str) -> None:
+        """member_left_channel: the channel leaves the cached set at once."""
+        hit = self._cache.get((team_id, user_id))
+        if hit is not None:
+            hit[0].discard(channel_id)
+
+
 async def requester_for(
-    users: UserDirectory, *, team_id: str, user_id: str, channel_id: str | None
+    users: UserDirectory,
+    memberships: Memberships,
+    *,
+    team_id: str,
+    user_id: str,
+    channel_id: str | None,
 ) -> Requester:
-    """Who is asking and where the answer is shown (channel None: App Home or DM)."""
+    """Who is asking and where the answer is shown (channel None or a DM: App Home or DM).
+
+    Visibility mirrors Slack: a full member of the team reads every public channel; guests and
+    people from other organisations read only channels they are members of; private channels
+    show outside themselves only where no one else reads (App Home, DM) to their members.
+    """
     facts = await users.get(team_id, user_id)
-    return Requester(
-        subject_id=facts.subject_id,
-        team_id=team_id,
-        enterprise_id=facts.identity.enterprise_id,
-        channel_id=channel_id,
-        sees_workspace=not (facts.identity.is_guest or facts.identity.is_external),
+    ident = facts.identity
+    where = None if channel_id is None or channel_id.startswith("D") else channel_id
+    limited = ident.is_guest or ident.is_external
+    members = frozenset[str]()
+    if limited or where is None:
+        members = await memberships.channels_of(team_id, user_id)
+    build = Requester.limited if limited else Requester.full_member
+    return build(
+        facts.subject_id,
+        team_id,
+        enterprise_id=ident.enterprise_id,
+        channel_id=where,
+        member_channel_ids=members,
     )
 
 

@@ -97,11 +97,13 @@ class Jobs:
 
 
 def render_digest(d: Digest) -> str:
+    """The digest post; every stored text is escaped for Slack (`render.one_line`)."""
+    line = render.one_line
     lines = ["*Incident digest, last 24 hours*"]
-    lines += [f"• Opened {i.id} ({i.severity}): {i.title}" for i in d.incidents_opened]
-    lines += [f"• Resolved {i.id}: {i.title}" for i in d.incidents_resolved]
-    lines += [f"• Decision: {x.text[:200]}" for x in d.decisions[:10]]
-    lines += [f"• Thread: {e.title[:120]}" for e in d.episodes[:10]]
+    lines += [f"• Opened {i.id} ({i.severity}): {line(i.title, 200)}" for i in d.incidents_opened]
+    lines += [f"• Resolved {i.id}: {line(i.title, 200)}" for i in d.incidents_resolved]
+    lines += [f"• {render.labelled('Decision', line(x.text, 200))}" for x in d.decisions[:10]]
+    lines += [f"• Thread: {line(e.title, 120)}" for e in d.episodes[:10]]
     return "\n".join(lines)
 
 

@@ -2,8 +2,11 @@
 
     user       only the subject who wrote it, asking from that subject's own org: the workspace
                its subject id names, or any workspace of its Enterprise Grid org (subjects.py)
-    channel    answering in that channel; also its members when the channel is public.
-               A private channel's rows appear only when answering inside that channel.
+    channel    as Slack shows the channel: answering in that channel; a public channel also
+               to every full member of its team (Slack lets them read it) and to guests and
+               people from other organisations who are its members. A private channel's rows
+               appear only when answering inside that channel, or in App Home / a DM (no
+               channel) to its verified members.
     workspace  everyone in the same Slack team (e.g. notes a human promoted)
 
 Channel and workspace rows are matched on the team too, so a channel id that appears in two
@@ -12,11 +15,13 @@ workspaces (Slack Connect) shows each workspace only its own rows.
 Per-invocation scratch state (a question being answered, drafts) is never persisted, so it has
 no scope. Vector tables use the same rules through partition keys (`partition_key_for` when
 writing, `visible_partitions` when searching), so a vector search only scans what the requester
-may see and nothing, not even a count, leaks from other partitions.
+may see and nothing, not even a count, leaks from other partitions. Channel keys carry the team
+("c:T1:C1"), so a channel id that exists in two workspaces is two partitions.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal, get_args
 
@@ -35,18 +40,68 @@ class Requester:
     team_id: str
     enterprise_id: str | None = None  # the Enterprise Grid org, None outside Grid
     channel_id: str | None = None
-    member_channel_ids: frozenset[str] = frozenset()  # public channels the asker belongs to
+    # Channels the asker is a member of (Slack's users.conversations): what a guest or a person
+    # from another organisation may read, and the private channels shown in App Home / a DM.
+    member_channel_ids: frozenset[str] = frozenset()
     # Guests and people from other organisations read only what the conversation they are in
     # holds (and their own items), never the team's workspace-wide knowledge.
     sees_workspace: bool = True
-    # Every public channel of the team, members or not: a post everyone in the team may read
-    # (the daily digest). No vector partitions list that, so such a requester is SQL-only.
+    # Every public channel of the team, members or not: what a full member of the team may
+    # read in Slack, and what a post everyone in the team reads (the daily digest) may quote.
     every_public_channel: bool = False
 
     @classmethod
     def public_audience(cls, team_id: str) -> Requester:
         """Anyone in the team reading a public post: public channels and workspace rows only."""
         return cls(subject_id="", team_id=team_id, every_public_channel=True)
+
+    @classmethod
+    def full_member(
+        cls,
+        subject_id: str,
+        team_id: str,
+        *,
+        enterprise_id: str | None = None,
+        channel_id: str | None = None,
+        member_channel_ids: frozenset[str] = frozenset(),
+    ) -> Requester:
+        """A full member of the team: every public channel, the workspace rows, their own rows."""
+        return cls(
+            subject_id,
+            team_id,
+            enterprise_id,
+            channel_id,
+            member_channel_ids,
+            sees_workspace=True,
+            every_public_channel=True,
+        )
+
+    @classmethod
+    def limited(
+        cls,
+        subject_id: str,
+        team_id: str,
+        *,
+        enterprise_id: str | None = None,
+        channel_id: str | None = None,
+        member_channel_ids: frozenset[str] = frozenset(),
+    ) -> Requester:
+        """A guest or a person from another organisation: only channels they are members of."""
+        return cls(
+            subject_id,
+            team_id,
+            enterprise_id,
+            channel_id,
+            member_channel_ids,
+            sees_workspace=False,
+            every_public_channel=False,
+        )
+
+    @property
+    def sees_private_members(self) -> bool:
+        """Private channels the asker belongs to show only where no channel reads the answer
+        (App Home, a DM, the CLI): in a channel, others would read them."""
+        return self.channel_id is None
 
     @property
     def own_rows_everywhere(self) -> bool:
@@ -122,28 +177,46 @@ def partition_key_for(
     if scope == "user":
         return f"u:{owner_subject_id}"
     if scope == "channel":
-        return f"{'cp' if channel_is_private else 'c'}:{channel_id}"
+        return channel_partition(team_id, channel_id or "", private=channel_is_private)
     if scope == "workspace":
         return f"w:{team_id}"
     raise InvalidScope("Scope must be user, channel or workspace.")
 
 
-def visible_partitions(requester: Requester) -> list[str]:
-    """Every partition the requester may search: self, team, this channel, public member channels.
+def channel_partition(team_id: str, channel_id: str, *, private: bool) -> str:
+    """The partition of one channel's rows: "c:T1:C1" (public) or "cp:T1:G1" (private)."""
+    return f"{'cp' if private else 'c'}:{team_id}:{channel_id}"
 
-    Mirrors the SQL filter (`store.visibility`) for user and workspace rows. Channel keys carry
-    no team (existing vectors are stored that way), so for a channel id that also exists in
-    another workspace the partition holds that workspace's rows too: every caller re-checks hits
-    with `visibility_sql`.
+
+def visible_partitions(
+    requester: Requester, *, public_channel_ids: Iterable[str] = ()
+) -> list[str]:
+    """Every partition the requester may search; mirrors `store.visibility.visibility_sql`.
+
+    `public_channel_ids`: the team's public channels that hold rows (the store lists them),
+    searched only by a requester who sees every public channel. Callers still re-check every
+    hit with `visibility_sql`.
     """
-    if requester.every_public_channel:
-        raise ValueError("a public-audience requester reads through SQL only, not vectors")
+    team = requester.team_id
     keys = [f"u:{requester.subject_id}"] if requester.sees_own_rows else []
     if requester.sees_workspace:
-        keys.append(f"w:{requester.team_id}")
+        keys.append(f"w:{team}")
     if requester.channel_id:
-        keys += [f"c:{requester.channel_id}", f"cp:{requester.channel_id}"]
+        keys += [
+            channel_partition(team, requester.channel_id, private=False),
+            channel_partition(team, requester.channel_id, private=True),
+        ]
+    public = set(requester.member_channel_ids)
+    if requester.every_public_channel:
+        public |= set(public_channel_ids)
     keys += [
-        f"c:{cid}" for cid in sorted(requester.member_channel_ids) if cid != requester.channel_id
+        channel_partition(team, cid, private=False)
+        for cid in sorted(public)
+        if cid != requester.channel_id
     ]
+    if requester.sees_private_members:
+        keys += [
+            channel_partition(team, cid, private=True)
+            for cid in sorted(requester.member_channel_ids)
+        ]
     return keys

@@ -12,7 +12,7 @@ import re
 import time
 from collections.abc import Awaitable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from memory.errors import EmbeddingUnavailable
 from memory.text import STOP_WORDS
@@ -67,6 +67,7 @@ class Source:
     label: str
     text: str
     url: str | None = None
+    ref: str = ""  # what it is in storage ("note:12", "episode:3"): "Remember this" re-reads it
 
 
 @dataclass(frozen=True)
@@ -92,6 +93,9 @@ class Answer:
     generated: bool = False
     notice: str | None = None
     timings_ms: dict[str, float] = field(default_factory=dict)
+    # The asker's own memory (scope user): shown to the asker alone (an ephemeral addendum),
+    # never in `sources`, the summary, the model's prompt or anything others read.
+    personal: tuple[Source, ...] = ()
 
     def of_kind(self, *kinds: SourceKind) -> list[Source]:
         return [s for s in self.sources if s.kind in kinds]
@@ -134,11 +138,21 @@ class Answering:
         skills = self._skills.match(q.text, limit=self.config.skills) if self._skills else []
         candidates = [*hits, *memories, *mine, *episodes]
         candidates += [Source("", "skill", f"skill {s.name}", s.description) for s in skills]
-        sources = _budget(candidates, self.config.context_tokens)
+        personal = [s for s in candidates if s.kind == "mine"]
+        public = [s for s in candidates if s.kind != "mine"]
+        sources = _budget(public, self.config.context_tokens)
         actions = _proposals(sources, [s.body for s in skills])
         runbooks = [s for s in sources if s.kind == "runbook"]
-        summary = _summary(runbooks, [s for s in sources if s.kind in ("incident", "mine")])
-        return Answer(summary, tuple(sources), tuple(similar), tuple(actions), timings_ms=timings)
+        summary = _summary(runbooks, [s for s in sources if s.kind == "incident"])
+        own = _budget(personal, self.config.context_tokens // 3, prefix="Y")
+        return Answer(
+            summary,
+            tuple(sources),
+            tuple(similar),
+            tuple(actions),
+            timings_ms=timings,
+            personal=tuple(own),
+        )
 
     async def _timed(self, timings: dict[str, float], name: str, aw: Awaitable[T]) -> T:
         """Await `aw`, recording how long it took under `name`."""
@@ -149,17 +163,27 @@ class Answering:
             timings[name] = (time.perf_counter() - started) * 1000
 
     async def _memories(self, q: Question) -> list[Source]:
-        items = await self._recall.recall(
-            q.requester, q.text, k=self.config.memories, incident=q.incident_id
+        """This incident's notes first, then notes of every other incident the asker may see
+        (Slack's visibility, `memory.scopes`): what the team learnt last time counts too."""
+        k = self.config.memories
+        here, anywhere = await asyncio.gather(
+            self._recall.recall(q.requester, q.text, k=k, incident=q.incident_id)
+            if q.incident_id
+            else _none(),
+            self._recall.recall(q.requester, q.text, k=k),
         )
+        seen = {item.id for item in here}
+        items = [*here, *(i for i in anywhere if i.id not in seen)][:k]
         # Recall returns notes; episodes and profile facts come from their own stages below.
         return [
             Source(
                 "",
                 "mine" if item.scope == "user" else "incident",
-                f"{item.kind} {item.id}",
+                f"{item.kind} {item.id}"
+                + (f" · {item.incident_id}" if item.incident_id != q.incident_id else ""),
                 item.text,
                 item.permalink,
+                ref=f"note:{item.id}",
             )
             for item in items
         ]
@@ -178,7 +202,13 @@ class Answering:
             return []
         hits = await self._episodes.search(q.requester, q.text, k=2)
         return [
-            Source("", "episode", f"{h.episode.id} {h.episode.title[:60]}", h.episode.summary)
+            Source(
+                "",
+                "episode",
+                f"{h.episode.id} {h.episode.title[:60]}",
+                h.episode.summary,
+                ref=h.episode.id,  # "episode:3"
+            )
             for h in hits
         ]
 
@@ -194,7 +224,14 @@ class Answering:
         if result.abstained:
             return []
         return [
-            Source("", "runbook", f"{hit.slug} › {sec.heading}", sec.snippet, sec.url)
+            Source(
+                "",
+                "runbook",
+                f"{hit.slug} › {sec.heading}",
+                sec.snippet,
+                sec.url,
+                ref=f"runbook:{hit.slug}#{sec.anchor}",
+            )
             for hit in result.hits
             for sec in hit.sections[:2]
         ]
@@ -208,7 +245,11 @@ class Answering:
         ]
 
 
-def _budget(candidates: list[Source], budget: int) -> list[Source]:
+async def _none() -> list[Any]:
+    return []
+
+
+def _budget(candidates: list[Source], budget: int, *, prefix: str = "S") -> list[Source]:
     """Keep sources in priority order until the token budget is spent; number what is kept."""
     kept: list[Source] = []
     used = 0
@@ -217,7 +258,7 @@ def _budget(candidates: list[Source], budget: int) -> list[Source]:
         if used + cost > budget:
             continue
         used += cost
-        kept.append(replace(source, key=f"S{len(kept) + 1}"))
+        kept.append(replace(source, key=f"{prefix}{len(kept) + 1}"))
     return kept
 
 

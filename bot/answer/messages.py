@@ -22,6 +22,15 @@ UNVERIFIED_LLM_ANSWER = (
 )
 LLM_UNAVAILABLE = "The language model did not answer in time, so the cited answer is shown."
 REMEMBERED = "Saved to memory by <@{user}>; it will be recalled in this channel."
+REMEMBERED_SOURCES = (
+    "Saved to memory by <@{user}>: the {count} memory item(s) this answer showed; "
+    "it will be recalled in this channel."
+)
+NOTHING_TO_REMEMBER = (
+    "This answer showed nothing from memory or the runbooks that can be saved for the channel "
+    "(personal memory is never saved for others), so nothing was added."
+)
+PERSONAL_ADDENDUM = "Only you can see this: your own memory on this question"
 ALREADY_SAVED = "This message is already saved to memory; nothing was added."
 THANKS_FEEDBACK = "Thanks, noted that this answer was not helpful."
 NOTE_SAVED = "Saved {kind} {id} to {incident}."

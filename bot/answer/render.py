@@ -1,10 +1,15 @@
 """Block Kit rendering (pure: domain objects in, dicts out) with Slack's limits enforced here:
 at most 50 blocks per message, 3,000 characters per section text, long content cut with a link.
+
+Slack-safe text lives here too: every stored text the bot re-emits goes through `escape` (or
+`one_line`), so `<!channel>`, `<@U…>` and disguised links `<https://evil|https://good>` show as
+inert text; links the bot builds itself (`bot_link`) stay links; `clip` never cuts an entity.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -18,12 +23,55 @@ MAX_SECTION_CHARS = 3000
 MAX_BUTTON_VALUE = 2000
 
 
+def escape(text: str) -> str:
+    """Stored text made inert for Slack mrkdwn: `&`, `<` and `>` as Slack's entities."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def bot_link(url: str, label: str) -> str:
+    """A link the bot builds itself (a permalink, a runbook URL): `label` is escaped text."""
+    safe_url = url.replace("<", "%3C").replace(">", "%3E").replace("|", "%7C").replace(" ", "%20")
+    return f"<{safe_url}|{escape(label)}>"
+
+
+_OPEN_ENTITY = re.compile(r"&[#a-zA-Z0-9]*$")
+
+
+def clip(text: str, limit: int) -> str:
+    """At most `limit` characters, never ending inside an `&…;` entity or a `<…>` link."""
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]
+    cut = _OPEN_ENTITY.sub("", cut)
+    if cut.rfind("<") > cut.rfind(">"):
+        cut = cut[: cut.rfind("<")]
+    return cut
+
+
+def one_line(text: str, limit: int = 200) -> str:
+    """Stored text on one line, escaped, at most `limit` characters (an ellipsis says it was cut)."""
+    flat = escape(" ".join(text.split()))
+    return flat if len(flat) <= limit else clip(flat, limit - 1).rstrip() + "…"
+
+
+_PREFIX = re.compile(r"^\s*(?P<word>[A-Za-z][A-Za-z ]{1,20}?)\s*:\s*")
+
+
+def labelled(label: str, text: str) -> str:
+    """`Label: text` without a doubled prefix ("Decision: decision: …" → "Decision: …")."""
+    found = _PREFIX.match(text)
+    if found and found["word"].strip().lower() == label.strip().lower():
+        text = text[found.end() :]
+    return f"{label}: {text}"
+
+
 def truncate(text: str, limit: int = MAX_SECTION_CHARS, *, link: str | None = None) -> str:
-    """`text` cut to `limit` characters; the cut says so and links to the full text if it can."""
+    """`text` cut to `limit` characters; the cut says so and links to the full text if it can.
+    The cut never lands inside an entity or a link (`clip`)."""
     if len(text) <= limit:
         return text
     tail = f"… <{link}|(truncated, full text)>" if link else "… (truncated)"
-    return text[: limit - len(tail)].rstrip() + tail
+    return clip(text, limit - len(tail)).rstrip() + tail
 
 
 def section(text: str, *, link: str | None = None) -> Block:
@@ -57,37 +105,42 @@ def fit(blocks: list[Block], *, limit: int = MAX_BLOCKS, link: str | None = None
 
 
 def _cite(s: Source) -> str:
-    label = f"<{s.url}|{s.label}>" if s.url else s.label
+    label = bot_link(s.url, s.label) if s.url else escape(s.label)
     return f"[{s.key}] {label}"
 
 
 def _source_lines(title: str, sources: Sequence[Source]) -> list[Block]:
     if not sources:
         return []
-    lines = [f"*{title}*"] + [f"• {_cite(s)} — {_one_line(s.text)}" for s in sources]
+    lines = [f"*{title}*"] + [f"• {_cite(s)} — {one_line(s.text)}" for s in sources]
     return [section("\n".join(lines))]
 
 
-def _one_line(text: str, limit: int = 200) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+def shown_refs(a: Answer) -> str:
+    """The "Remember this" button value: what the answer showed, as stored ids (JSON)."""
+    refs: list[str] = []
+    for s in a.sources:
+        if s.ref and len(json.dumps([*refs, s.ref])) <= MAX_BUTTON_VALUE:
+            refs.append(s.ref)
+    return json.dumps(refs)
 
 
 def answer(a: Answer, *, link: str | None = None) -> list[Block]:
-    """The threaded answer: summary, cited runbooks, memory, similar incidents, buttons."""
-    blocks: list[Block] = [section(a.summary, link=link)]
+    """The threaded answer others read: summary, cited runbooks, memory, similar incidents,
+    buttons. The asker's personal memory is never here (`personal_addendum`)."""
+    blocks: list[Block] = [section(escape(a.summary), link=link)]
     blocks += _source_lines("Runbooks", a.of_kind("runbook"))
-    blocks += _source_lines("This incident's memory", a.of_kind("incident", "episode"))
-    blocks += _source_lines("Your memory", a.of_kind("mine"))
+    blocks += _source_lines("Memory", a.of_kind("incident", "episode"))
     if a.similar:
         lines = ["*Similar past incidents*"] + [
-            f"• {s.incident_id} {s.title} — {s.why}" for s in a.similar
+            f"• {escape(s.incident_id)} {one_line(s.title, 120)} — {one_line(s.why)}"
+            for s in a.similar
         ]
         blocks.append(section("\n".join(lines)))
     if a.notice:
         blocks.append(context(a.notice))
     buttons = [
-        button("Remember this", "remember_answer", "remember"),
+        button("Remember this", "remember_answer", shown_refs(a)),
         button("Not helpful", "not_helpful", "not_helpful"),
     ]
     buttons += [
@@ -98,6 +151,16 @@ def answer(a: Answer, *, link: str | None = None) -> list[Block]:
     origin = "generated from the sources above" if a.generated else "cited, no model used"
     blocks.append(context(f"opsmemory · {origin}"))
     return fit(blocks, link=link)
+
+
+def personal_addendum(a: Answer) -> list[Block]:
+    """What the asker alone sees (an ephemeral message): their own memory for this question."""
+    if not a.personal:
+        return []
+    lines = [f"*{messages.PERSONAL_ADDENDUM}*"] + [
+        f"• {_cite(s)} — {one_line(s.text)}" for s in a.personal
+    ]
+    return [section("\n".join(lines))]
 
 
 def plain(text: str) -> list[Block]:
@@ -190,24 +253,19 @@ def home(
         for item in items[:20]:
             blocks.append(
                 {
-                    **section(f"{_one_line(item.text, 280)}  `{item.id}`"),
+                    **section(f"{one_line(item.text, 280)}  `{escape(str(item.id))}`"),
                     "accessory": button("Delete", "delete_item", str(item.id)),
                 }
             )
     blocks.append(section("*Last episodes*" + ("" if episodes else "\nNothing yet.")))
     for ep in episodes[:10]:
-        blocks.append(section(_one_line(getattr(ep, "summary", str(ep)), 280)))
+        blocks.append(section(one_line(getattr(ep, "summary", str(ep)), 280)))
     return {"type": "home", "blocks": fit(blocks, limit=MAX_HOME_BLOCKS)}
 
 
 # A code section spends 6 characters on its fences; escaping can grow a line, so leave room.
 EXPORT_CHUNK_CHARS = MAX_SECTION_CHARS - 200
 EXPORT_SECTIONS_PER_MESSAGE = 10
-
-
-def _mrkdwn_escape(text: str) -> str:
-    """Slack's three control characters, escaped so stored placeholders like <EMAIL> survive."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _chunks(text: str, limit: int) -> list[str]:
@@ -219,8 +277,9 @@ def _chunks(text: str, limit: int) -> list[str]:
             if buf:
                 out.append(buf)
                 buf = ""
-            out.append(line[:limit])
-            line = line[limit:]
+            piece = clip(line, limit) or line[:limit]  # never split an `&amp;` across pieces
+            out.append(piece)
+            line = line[len(piece) :]
         if len(buf) + len(line) > limit:
             out.append(buf)
             buf = ""
@@ -233,9 +292,7 @@ def _chunks(text: str, limit: int) -> list[str]:
 def export_messages(dump: str) -> list[list[Block]]:
     """The whole export as code sections, split over as many messages as it needs; nothing is
     cut. Joining the code sections in order (and un-escaping &amp; &lt; &gt;) gives `dump`."""
-    sections = [
-        section(f"```{piece}```") for piece in _chunks(_mrkdwn_escape(dump), EXPORT_CHUNK_CHARS)
-    ]
+    sections = [section(f"```{piece}```") for piece in _chunks(escape(dump), EXPORT_CHUNK_CHARS)]
     per = EXPORT_SECTIONS_PER_MESSAGE
     groups = [sections[i : i + per] for i in range(0, len(sections), per)] or [[]]
     return [

@@ -10,13 +10,17 @@ from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.answer import messages, render
-from bot.directory import incident_for, write_context
+from bot.directory import incident_for, requester_for, write_context
 from bot.listeners import bind
 from bot.listeners.home import publish_home
 from bot.state.saves import SourceKey
+from memory.errors import OpsmemoryError
+
+RUNBOOK_EXCERPT = 300  # characters of a cited runbook section kept with its name
 
 if TYPE_CHECKING:
     from bot.deps import Deps
+    from memory.scopes import Requester
 
 
 def register(app: AsyncApp, deps: Deps) -> None:
@@ -30,18 +34,57 @@ def register(app: AsyncApp, deps: Deps) -> None:
     app.action("forget_everything")(forget_everything)
 
 
-def _answer_text(body: dict[str, Any]) -> str:
-    """The answer's summary as the bot rendered it (first section of the clicked message)."""
-    for block in (body.get("message") or {}).get("blocks", []):
-        if block.get("type") == "section":
-            return str(block["text"]["text"])
-    return str((body.get("message") or {}).get("text", ""))
+def _shown_refs(body: dict[str, Any]) -> list[str]:
+    """The stored ids the clicked answer showed (the button's value; see render.shown_refs)."""
+    try:
+        refs = json.loads(str(body["actions"][0].get("value") or "[]"))
+    except (ValueError, KeyError, IndexError):
+        return []
+    return [r for r in refs if isinstance(r, str)] if isinstance(refs, list) else []
+
+
+def _ids(refs: list[str], prefix: str) -> list[int]:
+    return [
+        int(r[len(prefix) :]) for r in refs if r.startswith(prefix) and r[len(prefix) :].isdigit()
+    ]
+
+
+async def _shown_texts(deps: Deps, requester: Requester, refs: list[str]) -> list[str]:
+    """The texts of what the answer showed, re-read as stored through the clicker's visibility.
+
+    Personal memory (scope user) is never among them: a click can never turn someone's own
+    memory into channel memory, even the clicker's own."""
+    notes = await deps.notes.shown(requester, _ids(refs, "note:"))
+    episodes = await deps.episodes.shown(requester, _ids(refs, "episode:"))
+    texts = [n.text for n in notes if n.scope != "user"]
+    texts += [e.summary for e in episodes]
+    texts += await _runbook_texts(deps, [r for r in refs if r.startswith("runbook:")])
+    return list(dict.fromkeys(t.strip() for t in texts if t.strip()))
+
+
+async def _runbook_texts(deps: Deps, refs: list[str]) -> list[str]:
+    """ "slug › heading: section start" for each runbook section the answer cited."""
+    if deps.knowledge is None:
+        return []
+    out: list[str] = []
+    for ref in refs:
+        slug, _, anchor = ref.removeprefix("runbook:").partition("#")
+        try:
+            book = await deps.knowledge.get_runbook(slug)
+        except OpsmemoryError:
+            continue  # renamed or removed since the answer: nothing to save from it
+        for sec in book.sections:
+            if sec.anchor == anchor:
+                start = " ".join(sec.text.split())[:RUNBOOK_EXCERPT]
+                out.append(f"{book.slug} › {' › '.join(sec.heading_path)}: {start}")
+    return out
 
 
 async def remember(
     ack: Any, body: dict[str, Any], context: Any, respond: Any, *, deps: Deps
 ) -> None:
-    """Remember this: save the answer as a fact of the incident, once per answer."""
+    """Remember this: save the memory the answer showed (as stored, not the rendered answer
+    with its [S1] markers) as one fact of the incident, once per answer."""
     await ack()
     channel, ts = body["container"]["channel_id"], body["container"]["message_ts"]
     ctx = await write_context(
@@ -53,13 +96,26 @@ async def remember(
         scope="channel",
         source_ts=ts,
     )
+    requester = await requester_for(
+        deps.users,
+        deps.memberships,
+        team_id=context.team_id,
+        user_id=context.user_id,
+        channel_id=channel,
+    )
+    texts = await _shown_texts(deps, requester, _shown_refs(body))
+    if not texts:
+        await respond(
+            text=messages.NOTHING_TO_REMEMBER, response_type="ephemeral", replace_original=False
+        )
+        return
     inc = await incident_for(
         deps.incidents, deps.channels, team_id=context.team_id, channel_id=channel
     )
     key = SourceKey(context.team_id, channel, ts, "fact")
     note = await deps.saves.save_once(
         key,
-        lambda: deps.notes.save(ctx, _answer_text(body), "fact", incident=inc.id if inc else None),
+        lambda: deps.notes.save(ctx, "\n".join(texts), "fact", incident=inc.id if inc else None),
     )
     if note is None:
         await respond(
@@ -74,7 +130,7 @@ async def remember(
         verdict="remembered",
     )
     await respond(
-        text=messages.REMEMBERED.format(user=context.user_id),
+        text=messages.REMEMBERED_SOURCES.format(user=context.user_id, count=len(texts)),
         response_type="in_channel",
         replace_original=False,
     )

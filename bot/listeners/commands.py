@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from slack_bolt.async_app import AsyncApp
 
-from bot.answer import messages
+from bot.answer import messages, render
 from bot.directory import incident_for, open_incident, requester_for, write_context
 from bot.listeners import bind
 from memory.errors import OpsmemoryError, ValidationError
@@ -155,11 +155,14 @@ async def _run(deps: Deps, cmd: IncidentCommand, c: dict[str, Any]) -> tuple[str
             kind=cmd.sub, id=f"note:{note.id}", incident=inc.id
         ), False
     if cmd.sub == "recall":
-        requester = await requester_for(deps.users, team_id=team, user_id=user, channel_id=channel)
+        requester = await requester_for(
+            deps.users, deps.memberships, team_id=team, user_id=user, channel_id=channel
+        )
         items = await deps.recall.recall(requester, cmd.args, k=5)
         if not items:
             return "Memory has nothing on that here.", False
-        return "\n".join(f"• [{i.kind}] {i.text[:300]}  `{i.source}:{i.id}`" for i in items), False
+        lines = [f"• [{i.kind}] {render.one_line(i.text, 300)}  `{i.source}:{i.id}`" for i in items]
+        return "\n".join(lines), False
     if cmd.sub == "status":
         inc = await _incident_here(deps, team, channel)
         if cmd.args:
@@ -193,7 +196,8 @@ async def _runbook(deps: Deps, query: str) -> str:
     for hit in result.hits:
         for sec in hit.sections[:2]:
             label = f"{hit.slug} › {sec.heading}"
-            lines.append(f"• {f'<{sec.url}|{label}>' if sec.url else label} — {sec.snippet[:200]}")
+            name = render.bot_link(sec.url, label) if sec.url else render.escape(label)
+            lines.append(f"• {name} — {render.one_line(sec.snippet, 200)}")
     return "\n".join(lines)
 
 
@@ -211,4 +215,4 @@ async def _personal(deps: Deps, cmd: IncidentCommand, *, team: str, user: str, c
     known = await deps.profiles.facts(facts.subject_id)  # whoami
     if not known:
         return messages.NOTHING_REMEMBERED
-    return "\n".join(f"• {f.text}  `{f.id}`" for f in known)
+    return "\n".join(f"• {render.one_line(f.text, 300)}  `{f.id}`" for f in known)

@@ -21,7 +21,9 @@ async def publish_home(deps: Deps, client: AsyncWebClient, *, team_id: str, user
 
     Bounded reads only (counts and the latest items); "Export my memory" sends everything.
     """
-    requester = await requester_for(deps.users, team_id=team_id, user_id=user_id, channel_id=None)
+    requester = await requester_for(
+        deps.users, deps.memberships, team_id=team_id, user_id=user_id, channel_id=None
+    )
     facts = await deps.profiles.facts(requester.subject_id)
     summary = await deps.controls.summary(requester.subject_id)
     episodes = await deps.episodes.recent(requester, limit=5)

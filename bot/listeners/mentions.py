@@ -32,6 +32,15 @@ def question_text(text: str) -> str:
     return " ".join(_MENTION.sub(" ", text or "").split())
 
 
+def without_bot_mention(text: str, bot_user_id: str | None) -> str:
+    """`text` as memory keeps it: the bot's own mention markup (`<@U0BOT>`) taken out, so it
+    never shows up in recall, roll-ups or the digest; other people's mentions stay."""
+    if not bot_user_id or not text:
+        return text or ""
+    own = re.compile(rf"<@{re.escape(bot_user_id)}(?:\|[^>]*)?>\s*")
+    return own.sub("", text).strip()
+
+
 def register(app: AsyncApp, deps: Deps) -> None:
     app.event("app_mention")(bind(on_mention, deps=deps))
 
@@ -63,7 +72,7 @@ async def on_mention(
         )
         return
     requester = await requester_for(
-        deps.users, team_id=team, user_id=event["user"], channel_id=channel
+        deps.users, deps.memberships, team_id=team, user_id=event["user"], channel_id=channel
     )
     q = Question(
         requester,
@@ -77,6 +86,15 @@ async def on_mention(
     await deps.pacer.wait(channel)
     posted = await client.chat_postMessage(channel=channel, thread_ts=thread_ts, **_render(answer))
     await deps.dedupe.record_answer(team, channel, ts, posted["ts"])
+    if answer.personal:
+        # The asker's own memory reaches the asker alone, never the thread others read.
+        await client.chat_postEphemeral(
+            channel=channel,
+            user=event["user"],
+            thread_ts=thread_ts,
+            text=messages.PERSONAL_ADDENDUM,
+            blocks=render.personal_addendum(answer),
+        )
     deps.metrics.answers.labels("cited").inc()
     deps.metrics.answer_latency.labels("cited").observe(time.perf_counter() - started)
     log.info(
@@ -124,4 +142,7 @@ async def _improve(
 def _render(answer: Answer) -> dict[str, Any]:
     """Fallback text plus blocks; cut text links to the top cited source's full text."""
     link = next((s.url for s in answer.sources if s.url), None)
-    return {"text": render.truncate(answer.summary), "blocks": render.answer(answer, link=link)}
+    return {
+        "text": render.truncate(render.escape(answer.summary)),
+        "blocks": render.answer(answer, link=link),
+    }

@@ -11,6 +11,7 @@ from slack_bolt.async_app import AsyncApp
 
 from bot.directory import incident_for, write_context
 from bot.listeners import bind
+from bot.listeners.mentions import without_bot_mention
 
 if TYPE_CHECKING:
     from bot.deps import Deps
@@ -33,7 +34,8 @@ async def on_message(event: dict[str, Any], context: Any, *, deps: Deps) -> None
     if subtype == "message_changed":
         new = event.get("message") or {}
         if not new.get("bot_id"):
-            await deps.threads.edit(team, channel, new.get("ts", ""), new.get("text", ""))
+            text = without_bot_mention(new.get("text", ""), context.bot_user_id)
+            await deps.threads.edit(team, channel, new.get("ts", ""), text)
         return
     if subtype == "message_deleted":
         await deps.threads.delete(team, channel, event.get("deleted_ts", ""))
@@ -57,7 +59,8 @@ async def on_message(event: dict[str, Any], context: Any, *, deps: Deps) -> None
         source_ts=event["ts"],
     )
     started = time.perf_counter()
-    await deps.threads.capture(
-        ctx, ts=event["ts"], thread_ts=event.get("thread_ts"), text=event.get("text", "")
-    )
+    text = without_bot_mention(event.get("text", ""), context.bot_user_id)
+    if not text:  # only the bot's mention: nothing for memory to keep
+        return
+    await deps.threads.capture(ctx, ts=event["ts"], thread_ts=event.get("thread_ts"), text=text)
     deps.metrics.redaction_latency.observe(time.perf_counter() - started)

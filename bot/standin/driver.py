@@ -219,6 +219,30 @@ class SlackDriver:
         }
         return await self.send_event(self.envelope(event))
 
+    async def join(self, channel: str, user: str) -> Delivery:
+        """A person joins a channel: membership changes, then member_joined_channel arrives."""
+        chan = self.ws.channels[channel]
+        if user not in chan.members:
+            chan.members.append(user)
+        return await self.send_event(self.envelope(self._member_event(chan, user, "joined")))
+
+    async def leave(self, channel: str, user: str) -> Delivery:
+        """A person leaves a channel: membership changes, then member_left_channel arrives."""
+        chan = self.ws.channels[channel]
+        if user in chan.members:
+            chan.members.remove(user)
+        return await self.send_event(self.envelope(self._member_event(chan, user, "left")))
+
+    def _member_event(self, chan: Any, user: str, what: str) -> dict[str, Any]:
+        return {
+            "type": f"member_{what}_channel",
+            "user": user,
+            "channel": chan.id,
+            "channel_type": "G" if chan.is_private else "C",
+            "team": self.ws.users[user].team_id,
+            "event_ts": self.ws.next_ts(),
+        }
+
     async def home_opened(self, user: str) -> Delivery:
         event = {
             "type": "app_home_opened",

@@ -131,6 +131,31 @@ def conversations_members(ws: Workspace, body: Json) -> Json:
     return {"ok": True, "members": channel.members, "response_metadata": {"next_cursor": ""}}
 
 
+def users_conversations(ws: Workspace, body: Json) -> Json:
+    """The conversations a user is in that the bot can see, paged as Slack pages them."""
+    user = str(body.get("user", ""))
+    if user not in ws.users:
+        return _err("user_not_found")
+    types = set(str(body.get("types") or "public_channel").split(","))
+    wanted = [
+        c
+        for c in ws.channels.values()
+        if user in c.members
+        and not c.id.startswith("D")
+        and ("private_channel" if c.is_private else "public_channel") in types
+        and (not c.is_private or ws.bot_user_id in c.members)
+    ]
+    limit = max(1, min(int(body.get("limit") or 100), 1000))
+    start = int(body.get("cursor") or 0)
+    page = wanted[start : start + limit]
+    more = start + limit < len(wanted)
+    return {
+        "ok": True,
+        "channels": [c.as_api(bot_user_id=ws.bot_user_id) for c in page],
+        "response_metadata": {"next_cursor": str(start + limit) if more else ""},
+    }
+
+
 def users_info(ws: Workspace, body: Json) -> Json:
     user = ws.users.get(str(body.get("user", "")))
     if user is None:
@@ -211,6 +236,7 @@ HANDLERS: dict[str, Callable[[Workspace, Json], Json]] = {
     "conversations.info": conversations_info,
     "conversations.members": conversations_members,
     "users.info": users_info,
+    "users.conversations": users_conversations,
     "views.open": views_open,
     "views.update": views_update,
     "views.publish": views_publish,

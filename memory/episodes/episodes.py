@@ -28,6 +28,7 @@ from memory.store import episodes as store
 from memory.store import incidents as incident_store
 from memory.store import threads as thread_store
 from memory.store import vectors
+from memory.store.visibility import public_channels
 from memory.text import fts_match, rrf, topic_terms
 
 if TYPE_CHECKING:
@@ -126,6 +127,12 @@ class Episodes:
         rows = await store.recent_visible(self._db, requester, limit=limit)
         return [row_to_episode(r) for r in rows]
 
+    async def shown(self, requester: Requester, rowids: Sequence[int]) -> list[Episode]:
+        """These episodes, those the requester may see, in the order asked for."""
+        rows = await store.visible_by_ids(self._db, requester, list(rowids))
+        by_id = {int(r["id"]): row_to_episode(r) for r in rows}
+        return [by_id[i] for i in rowids if i in by_id]
+
     async def search(self, requester: Requester, query: str, k: int = 5) -> list[EpisodeHit]:
         """Visible episodes matching `query`: keyword hits, then vector hits, best first."""
         if not 1 <= k <= MAX_LIMIT:
@@ -142,7 +149,9 @@ class Episodes:
                 "episode",
                 self._embedder,
                 vector,
-                partition_keys=visible_partitions(requester),
+                partition_keys=visible_partitions(
+                    requester, public_channel_ids=await public_channels(self._db, requester)
+                ),
                 k=k,
             )
             semantic = [rowid for rowid, _ in near]

@@ -32,7 +32,7 @@ from memory.notes.write import (
     index_missing,
     write_notes,
 )
-from memory.scopes import WriteContext
+from memory.scopes import Requester, WriteContext
 from memory.store import notes as note_store
 from memory.subjects import Subjects
 
@@ -80,6 +80,16 @@ class Note:
     created_at: datetime
     permalink: str | None
     findings: tuple[Finding, ...] = field(default=())
+
+
+@dataclass(frozen=True)
+class ShownNote:
+    """A note as stored, re-read for "Remember this" (its scope decides whether it may be saved)."""
+
+    id: int
+    scope: str
+    kind: str
+    text: str
 
 
 class Notes:
@@ -192,6 +202,14 @@ class Notes:
     async def apply_pending_context(self) -> int:
         """Add notes saved with `context_later` to their neighbours' context; returns how many."""
         return await apply_pending_context(self._db, neighbours=self._policy.context_neighbours)
+
+    async def shown(self, requester: Requester, note_ids: Sequence[int]) -> list[ShownNote]:
+        """These notes as stored, those the requester may see, in the order asked for."""
+        rows = await note_store.visible_rows(self._db, requester, list(note_ids), incident_id=None)
+        by_id = {
+            int(r["id"]): ShownNote(int(r["id"]), r["scope"], r["kind"], r["text"]) for r in rows
+        }
+        return [by_id[i] for i in note_ids if i in by_id]
 
     async def index_missing_vectors(self, batch: int = 256) -> int:
         """Embed notes saved while the embedder was down; returns how many were indexed."""

@@ -89,6 +89,8 @@ def _scope_filter(requester: Requester, incident_id: str | None) -> str | None:
     few partitions, while it matches (instead of ranking them first and dropping them later)."""
     if incident_id:
         return notes_fts.incident_filter(incident_id)
+    if requester.every_public_channel:  # the team's public channels: no short list to filter on
+        return None
     partitions = visible_partitions(requester)
     if not partitions or len(partitions) > MAX_FILTER_PARTITIONS:
         return None

@@ -23,6 +23,7 @@ from memory.recall.time_hints import periods_in
 from memory.scopes import Requester, visible_partitions
 from memory.store import notes as note_store
 from memory.store.vectors import VectorTable
+from memory.store.visibility import public_channels
 from memory.text import Mode, rrf
 
 if TYPE_CHECKING:
@@ -209,7 +210,9 @@ class Recall:
         hits = await self._vectors.nearest(
             self._db,
             vector,
-            partitions=visible_partitions(requester),
+            partitions=visible_partitions(
+                requester, public_channel_ids=await public_channels(self._db, requester)
+            ),
             k=limit,
             coarse=max(self._config.coarse, limit),
         )

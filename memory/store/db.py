@@ -22,6 +22,7 @@ import sqlite_vec
 
 from memory.errors import StorageError
 from memory.store.migrations import apply_migrations, current_version
+from memory.store.partitions import move_channel_partitions
 
 log = logging.getLogger(__name__)
 
@@ -137,6 +138,8 @@ class Database:
                 await apply_migrations(db)
                 if 0 < found < SECURE_DELETE_SINCE:
                     await db._purge_free_space()
+                async with db.transaction() as tx:  # migration 0010's vector half, once
+                    await move_channel_partitions(tx)
             db._readers = [await _open_async(path) for _ in range(readers)]
             db._next_reader = itertools.cycle(range(readers))
         except BaseException:

@@ -8,7 +8,16 @@ from typing import Any
 from bot.answer import messages
 from bot.runtime import Runtime
 from bot.standin import FakeSlack, SlackDriver
-from tests.e2e.workspace import ALICE, BOB, GUEST, INCIDENT, SECRET, answered, eventually
+from tests.e2e.workspace import (
+    ALICE,
+    BOB,
+    GUEST,
+    INCIDENT,
+    SECRET,
+    answered,
+    eventually,
+    remember_value,
+)
 
 NOTES = "SELECT count(*) FROM memory_notes"
 
@@ -43,12 +52,12 @@ async def test_remember_this_clicked_twice_saves_one_note_and_says_so(
     bot: Runtime, driver: SlackDriver, slack: FakeSlack
 ) -> None:
     _, answer = await answered(driver, slack, ALICE, "disk full on db-3?")
-    await driver.click(ALICE, action_id="remember_answer", value="remember", channel=INCIDENT,
+    await driver.click(ALICE, action_id="remember_answer", value=remember_value(answer), channel=INCIDENT,
                        message_ts=answer.ts)  # fmt: skip
     await eventually(
         lambda: [x for x in slack.workspace.bot_messages(INCIDENT) if "Saved" in x.text]
     )
-    await driver.click(BOB, action_id="remember_answer", value="remember", channel=INCIDENT,
+    await driver.click(BOB, action_id="remember_answer", value=remember_value(answer), channel=INCIDENT,
                        message_ts=answer.ts)  # fmt: skip
     told = await eventually(lambda: slack.workspace.ephemerals_for(BOB))
     assert told[0].text == messages.ALREADY_SAVED

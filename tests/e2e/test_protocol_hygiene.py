@@ -161,11 +161,11 @@ async def test_an_event_type_the_bot_does_not_handle_is_acknowledged_with_200(
     """A 404 here made Slack retry the delivery (and count failures against the app)."""
     joined = driver.envelope(
         {
-            "type": "member_joined_channel",
-            "user": ALICE,
-            "channel": INCIDENT,
-            "channel_type": "C",
-            "team": driver.ws.team_id,
+            # member_joined_channel is handled now (bot/listeners/membership.py); this one is not.
+            "type": "emoji_changed",
+            "subtype": "add",
+            "name": "rollback",
+            "value": "https://emoji.example/rollback.png",
             "event_ts": driver.ws.next_ts(),
         }
     )
@@ -179,7 +179,7 @@ async def test_an_event_type_the_bot_does_not_handle_is_acknowledged_with_200(
     }
     assert (await post(bot, json.dumps(limited).encode()))[0] == 200
     await eventually_async(
-        lambda: metrics(bot), lambda t: _count(t, "member_joined_channel", "ignored") == 1
+        lambda: metrics(bot), lambda t: _count(t, "emoji_changed", "ignored") == 1
     )
     assert _count(await metrics(bot), "app_rate_limited", "ignored") == 1
     assert slack_writes(slack) == []

@@ -99,3 +99,12 @@ async def eventually_async(
         if time.monotonic() > deadline:
             raise AssertionError(f"condition not met in time; last value: {value!r}")
         await asyncio.sleep(0.02)
+
+
+def remember_value(answer: Message) -> str:
+    """The value of the answer's "Remember this" button, as Slack sends it back on a click."""
+    for block in answer.blocks:
+        for element in block.get("elements", []):
+            if element.get("action_id") == "remember_answer":
+                return str(element["value"])
+    raise AssertionError("the answer has no Remember this button")

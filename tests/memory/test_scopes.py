@@ -49,6 +49,35 @@ async def test_private_channel_rows_only_inside_that_channel(db) -> None:
     assert "private_c9" in await visible(db, inside)
     assert "private_c9" not in await visible(db, member_elsewhere)
     assert "private_c9" not in await visible(db, Requester("T1/U1", "T1"))
+    full_elsewhere = Requester.full_member(
+        "T1/U1", "T1", channel_id="C8", member_channel_ids=frozenset({"C9"})
+    )
+    assert "private_c9" not in await visible(db, full_elsewhere)
+
+
+async def test_private_channel_rows_reach_its_verified_members_where_no_one_else_reads(
+    db,
+) -> None:
+    """App Home / DM (no channel): a member of the private channel sees it, nobody else."""
+    home_member = Requester.full_member("T1/U1", "T1", member_channel_ids=frozenset({"C9"}))
+    assert "private_c9" in await visible(db, home_member)
+    assert "cp:T1:C9" in visible_partitions(home_member)
+    home_other = Requester.full_member("T1/U4", "T1", member_channel_ids=frozenset({"C8"}))
+    assert "private_c9" not in await visible(db, home_other)
+    assert "cp:T1:C9" not in visible_partitions(home_other)
+
+
+async def test_a_full_member_sees_every_public_channel_of_the_team_members_or_not(db) -> None:
+    full = Requester.full_member("T1/U4", "T1", channel_id="C1")
+    assert await visible(db, full) == {"public_c8", "team1"}
+    assert "c:T1:C8" in visible_partitions(full, public_channel_ids=["C8"])
+    guest = Requester.limited("T1/U4", "T1", channel_id="C1")
+    assert await visible(db, guest) == set()
+    assert "c:T1:C8" not in visible_partitions(guest, public_channel_ids=["C8"])
+    member_guest = Requester.limited(
+        "T1/U4", "T1", channel_id="C1", member_channel_ids=frozenset({"C8"})
+    )
+    assert await visible(db, member_guest) == {"public_c8"}
 
 
 async def test_public_channel_rows_reach_members_and_user_rows_only_their_owner(db) -> None:
@@ -77,8 +106,7 @@ async def test_grid_subject_sees_own_rows_from_any_workspace_of_the_org(db) -> N
 async def test_public_audience_sees_public_channels_and_workspace_rows_of_its_team(db) -> None:
     audience = Requester.public_audience("T1")
     assert await visible(db, audience) == {"public_c8", "team1"}
-    with pytest.raises(ValueError):
-        visible_partitions(audience)
+    assert visible_partitions(audience, public_channel_ids=["C8"]) == ["w:T1", "c:T1:C8"]
 
 
 def test_personal_memory_is_written_in_the_authors_own_workspace() -> None:
@@ -95,19 +123,32 @@ async def test_guests_see_their_conversation_but_not_workspace_knowledge(db) -> 
 
 
 def test_partitions_mirror_the_sql_rule() -> None:
-    """Every row's partition is searchable exactly when the SQL rule shows the row (bar one case)."""
+    """Every row's partition is searchable exactly when the SQL rule shows the row."""
     requesters = [
-        Requester(s, t, enterprise_id=e, channel_id=c, member_channel_ids=m, sees_workspace=w)
-        for (s, e), t, c, m, w in itertools.product(
+        Requester(
+            s,
+            t,
+            enterprise_id=e,
+            channel_id=c,
+            member_channel_ids=m,
+            sees_workspace=w,
+            every_public_channel=p,
+        )
+        for (s, e), t, c, m, w, p in itertools.product(
             [("T1/U1", None), ("E5/W9", "E5")],
             ["T1", "T2"],
             [None, "C8", "C9"],
             [frozenset(), frozenset({"C8", "C9"})],
             [True, False],
+            [True, False],
         )
     ]
+    public_by_team = {
+        t: sorted({r[3] for r in ROWS if r[1] == "channel" and r[2] == t and not r[4]})
+        for t in ("T1", "T2")
+    }
     for req in requesters:
-        parts = set(visible_partitions(req))
+        parts = set(visible_partitions(req, public_channel_ids=public_by_team[req.team_id]))
         for name, scope, team, channel, private, owner in ROWS:
             key = partition_key_for(
                 scope=scope,
@@ -131,15 +172,17 @@ def test_partitions_mirror_the_sql_rule() -> None:
                     and team == req.team_id
                     and (
                         channel == req.channel_id
-                        or (not private and channel in req.member_channel_ids)
+                        or (
+                            not private
+                            and (req.every_public_channel or channel in req.member_channel_ids)
+                        )
+                        or (
+                            private and req.channel_id is None and channel in req.member_channel_ids
+                        )
                     )
                 )
                 or (scope == "workspace" and team == req.team_id and req.sees_workspace)
             )
-            if scope == "channel" and team != req.team_id:
-                # Channel keys carry no team (see visible_partitions): hits are re-checked.
-                assert not sql_sees, (name, req)
-                continue
             assert (key in parts) == sql_sees, (name, req)
 
 
@@ -217,7 +260,7 @@ def test_a_refused_write_context_says_the_problem_and_the_fix(
     assert str(refused.value) == message
 
 
-def test_an_unknown_scope_has_no_partition_and_a_public_audience_no_vectors() -> None:
+def test_an_unknown_scope_has_no_partition() -> None:
     with pytest.raises(InvalidScope) as refused:
         partition_key_for(
             scope="team",
@@ -227,8 +270,18 @@ def test_an_unknown_scope_has_no_partition_and_a_public_audience_no_vectors() ->
             owner_subject_id="T1/U1",
         )
     assert str(refused.value) == "Scope must be user, channel or workspace."
-    with pytest.raises(ValueError) as refused_vectors:
-        visible_partitions(Requester.public_audience("T1"))
-    assert str(refused_vectors.value) == (
-        "a public-audience requester reads through SQL only, not vectors"
-    )
+
+
+def test_channel_partitions_carry_the_team() -> None:
+    """Slack Connect: one channel id in two workspaces is two partitions, never one."""
+    keys = {
+        partition_key_for(
+            scope="channel",
+            team_id=team,
+            channel_id="C8",
+            channel_is_private=False,
+            owner_subject_id="T1/U1",
+        )
+        for team in ("T1", "T2")
+    }
+    assert keys == {"c:T1:C8", "c:T2:C8"}
