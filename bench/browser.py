@@ -21,6 +21,15 @@ ARGS = [
 ]
 
 
+def _fresh(profile_dir: Path) -> None:
+    profile_dir.mkdir(parents=True, exist_ok=True)
+
+
+def available() -> bool:
+    """Debian's chromium is installed (tests skip without it; CI installs it)."""
+    return Path(CHROMIUM).exists()
+
+
 @contextlib.asynccontextmanager
 async def launch_chromium(
     profile_dir: Path, *, width: int = 1400, height: int = 900
@@ -29,7 +38,7 @@ async def launch_chromium(
     other run); yields the Playwright BrowserContext."""
     from playwright.async_api import async_playwright
 
-    profile_dir.mkdir(parents=True, exist_ok=True)
+    _fresh(profile_dir)
     async with async_playwright() as pw:
         context = await pw.chromium.launch_persistent_context(
             str(profile_dir),

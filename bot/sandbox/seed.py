@@ -60,9 +60,17 @@ def add_people_and_channels(ws: Workspace) -> None:
 PAST_THREAD = [
     (ONCALL, "checkout-api p99 latency at 3.8s, error rate 4%. Paging DB on-call.", False),
     (ENGINEER, "checkout-db connection pool is at 100/100, requests queue for a connection.", True),
-    (APPROVER, "Decision: raise the pool to 160 and restart checkout-api pods one at a time.", True),
+    (
+        APPROVER,
+        "Decision: raise the pool to 160 and restart checkout-api pods one at a time.",
+        True,
+    ),
     (ENGINEER, "Root cause: the nightly report job held 60 connections open for 20 minutes.", True),
-    (ONCALL, "Latency back to 180ms after the pool change. Moved the report job to the replica.", True),
+    (
+        ONCALL,
+        "Latency back to 180ms after the pool change. Moved the report job to the replica.",
+        True,
+    ),
 ]
 CURRENT_THREAD = [
     (ONCALL, "checkout-api p99 latency climbing since the 14:05 deploy of v2.31, now 2.9s.", False),
@@ -75,7 +83,11 @@ NEXT_DAY_THREAD = [
     (ONCALL, "Pods are OOMKilled during the rebuild; memory limit is 2Gi.", True),
 ]
 PRIVATE_THREAD = [
-    (ONCALL, "An API key for the payments sandbox was pasted in a public gist. Rotating now.", False),
+    (
+        ONCALL,
+        "An API key for the payments sandbox was pasted in a public gist. Rotating now.",
+        False,
+    ),
     (APPROVER, "Keep this channel private until the rotation and the audit are done.", True),
 ]
 
@@ -107,7 +119,9 @@ async def play(driver: SlackDriver, runtime: Runtime) -> None:
     team = ws.team_id
     await driver.command(PAST, ONCALL, "open sev2 Checkout DB connection pool exhausted")
     root, n = await _converse(driver, PAST, PAST_THREAD)
-    await driver.command(PAST, ENGINEER, "decision raise checkout-db pool to 160; move reports to replica")
+    await driver.command(
+        PAST, ENGINEER, "decision raise checkout-db pool to 160; move reports to replica"
+    )
     await _captured(runtime, team, PAST, root, n)
     await driver.command(PAST, APPROVER, "status resolved")
 

@@ -276,7 +276,7 @@ class Sandbox:
     async def _click(self, request: web.Request) -> web.Response:
         body, user, driver = await self._body(request)
         ws = self.slack.workspace
-        common = {
+        common: dict[str, Any] = {
             "action_id": str(body.get("action_id", "")),
             "value": str(body.get("value", "")),
             "block_id": str(body.get("block_id") or "b"),
@@ -348,7 +348,9 @@ class Sandbox:
         from bot.scheduler import Jobs
 
         assert self.runtime is not None
-        jobs = Jobs(self.runtime.deps, self.runtime.app.client, team_id=self.slack.workspace.team_id)
+        jobs = Jobs(
+            self.runtime.deps, self.runtime.app.client, team_id=self.slack.workspace.team_id
+        )
         rolled = await jobs.roll_up_threads()
         posted = await jobs.post_digest()
         return web.json_response({"ok": True, "rolled_up": rolled, "digest_posted": posted})
@@ -459,4 +461,3 @@ def _message(m: Any, ws: Workspace) -> Json:
         "thread_ts": m.thread_ts,
         "edited": m.edited,
     }
-

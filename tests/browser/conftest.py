@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from bench.browser import CHROMIUM, launch_chromium
+from bench.browser import CHROMIUM, available, launch_chromium
 from bot.sandbox.server import Sandbox
 from bot.settings import Settings
 
@@ -27,7 +27,7 @@ async def sandbox(tmp_path: Path) -> AsyncIterator[Sandbox]:
 
 @pytest.fixture
 async def browser(tmp_path: Path) -> AsyncIterator[Any]:
-    if not Path(CHROMIUM).exists():
+    if not available():
         pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)")
     pytest.importorskip("playwright.async_api")
     async with launch_chromium(tmp_path / "chromium-profile") as b:

@@ -56,7 +56,11 @@ async def test_a_newcomer_asks_remembers_runs_a_command_and_gets_an_approval(
 
     # "Remember this" goes to the bot as a block_actions click; its confirmation shows up.
     await answer.locator("button:has-text('Remember this')").click()
-    await page.locator("#thread-messages, #messages").get_by_text("Saved to memory by").first.wait_for()
+    await (
+        page.locator("#thread-messages, #messages")
+        .get_by_text("Saved to memory by")
+        .first.wait_for()
+    )
 
     # A slash command's reply is ephemeral: shown to Dana, marked so, and to nobody else.
     await page.fill("#composer-input", "/incident status")
@@ -72,9 +76,12 @@ async def test_a_newcomer_asks_remembers_runs_a_command_and_gets_an_approval(
     await act_as(page, seed.ENGINEER)
     assert await page.locator("#messages article.ephemeral").count() == 0  # Dana's stay hers
     await open_channel(page, "inc-101-checkout-latency")
-    await page.locator("#messages article.msg").filter(has_text=QUESTION[11:40]).locator(
-        "button.replies"
-    ).click()
+    await (
+        page.locator("#messages article.msg")
+        .filter(has_text=QUESTION[11:40])
+        .locator("button.replies")
+        .click()
+    )
     await request.locator("button:has-text('Approve')").click()
     refusal = page.locator("article.ephemeral").filter(has_text="Only the approvers listed")
     await refusal.first.wait_for()

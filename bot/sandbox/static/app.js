@@ -4,6 +4,8 @@
 "use strict";
 
 const $ = (sel) => document.querySelector(sel);
+// A drawn lock (no emoji font needed) for private channels.
+const LOCK = '<svg class="lock" width="11" height="12" viewBox="0 0 11 12" aria-label="private"><rect x="1" y="5" width="9" height="7" rx="1.5" fill="currentColor"/><path d="M3 5V3.5a2.5 2.5 0 0 1 5 0V5" stroke="currentColor" fill="none" stroke-width="1.6"/></svg>';
 const ui = {
   me: localStorage.getItem("opsmemory.sandbox.user") || "",
   channel: localStorage.getItem("opsmemory.sandbox.channel") || "",
@@ -303,7 +305,7 @@ function renderChannel() {
   const chan = currentChannel();
   if (!chan) return;
   ui.channel = chan.id;
-  $("#channel-header").innerHTML = `<h1>${chan.private ? "🔒" : "#"} ${esc(chan.name)}</h1>`;
+  $("#channel-header").innerHTML = `<h1>${chan.private ? LOCK : "#"} ${esc(chan.name)}</h1>`;
   $("#composer-input").placeholder = `Message ${chan.private ? "" : "#"}${chan.name}  —  try "@opsmemory …" or "/incident help"`;
   const box = $("#messages");
   keepScroll(box, () => {
@@ -416,7 +418,7 @@ function renderSidebar() {
   list.innerHTML = "";
   for (const c of st.channels) {
     const li = el("li");
-    const a = el("a", `chan${c.id === ui.channel && !ui.home ? " active" : ""}`, `<span class="icon">${c.private ? "🔒" : "#"}</span>${esc(c.name)}`);
+    const a = el("a", `chan${c.id === ui.channel && !ui.home ? " active" : ""}`, `<span class="icon">${c.private ? LOCK : "#"}</span>${esc(c.name)}`);
     a.href = "#";
     a.dataset.channel = c.id;
     a.onclick = (ev) => { ev.preventDefault(); selectChannel(c.id); };
