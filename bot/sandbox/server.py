@@ -92,6 +92,7 @@ class Sandbox:
         app = web.Application()
         app.router.add_get("/", self._index)
         app.router.add_get("/static/{name}", self._static)
+        app.router.add_get("/favicon.ico", _no_content)
         app.router.add_get("/api/state", self._state)
         app.router.add_get("/api/events", self._events)
         for name, handler in {
@@ -358,6 +359,10 @@ class Sandbox:
     async def _reset(self, request: web.Request) -> web.Response:
         await self.reset()
         return web.json_response({"ok": True})
+
+
+async def _no_content(request: web.Request) -> web.Response:
+    return web.Response(status=204)
 
 
 def _asset(name: str) -> str:

@@ -432,7 +432,7 @@ function renderSidebar() {
 
 const HINTS = [
   "@opsmemory p99 latency is up since the deploy, what should I check first?",
-  "/incident recall connection pool",
+  "/incident runbook db connection pool",
   "/incident note rolled back v2.31 on 2 of 6 pods",
   "/incident help",
 ];
