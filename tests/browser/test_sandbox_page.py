@@ -124,3 +124,13 @@ async def test_the_save_shortcut_opens_a_modal_and_app_home_deletes_what_was_sav
     await item.locator("button:has-text('Delete')").click()
     await item.wait_for(state="detached")
     assert "no traffic change" not in await home.inner_text()
+
+    # Reset restores the seeded scenario: what was done here is gone, the seed is back.
+    await page.click("#reset")
+    await page.click(".overlay.confirm button.submit")
+    await page.locator("#toast").filter(has_text="back to its seeded scenario").wait_for(
+        timeout=180_000
+    )
+    await open_channel(page, "inc-101-checkout-latency")
+    assert "since the 14:05 deploy" in await page.inner_text("#messages")
+    assert await page.locator("article.ephemeral").count() == 0
