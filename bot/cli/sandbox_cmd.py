@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import logging
 import os
 import signal
@@ -88,10 +89,20 @@ async def run_sandbox(args: argparse.Namespace, settings: Settings) -> int:
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     try:
-        url = await sandbox.start(host=getattr(args, "host", "127.0.0.1"), port=port)
-        took = time.perf_counter() - started
-        print(f"opsmemory sandbox: open {url}  (ready in {took:.1f} s; Ctrl-C stops)", flush=True)
-        await stop.wait()
+        url = await sandbox.serve(host=getattr(args, "host", "127.0.0.1"), port=port)
+        print(f"opsmemory sandbox: open {url}  (Ctrl-C stops)", flush=True)
+        boot = asyncio.create_task(sandbox.boot())
+        stopped = asyncio.create_task(stop.wait())
+        await asyncio.wait([boot, stopped], return_when=asyncio.FIRST_COMPLETED)
+        if boot.done():
+            boot.result()  # a failed start-up is reported, not swallowed
+            took = time.perf_counter() - started
+            print(f"opsmemory sandbox: ready in {took:.1f} s", file=sys.stderr, flush=True)
+            await stopped
+        else:  # stopped while still seeding: the next start seeds again
+            boot.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await boot
     except OSError as exc:
         print(f"opsmemory: cannot serve the sandbox on port {port}: {exc.strerror}; "
               "pick another with --port", file=sys.stderr)  # fmt: skip

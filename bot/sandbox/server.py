@@ -76,6 +76,7 @@ class Sandbox:
         self.driver: SlackDriver | None = None
         self.version = 0
         self.ready = asyncio.Event()
+        self._seeded = False
         self._secret = secrets.token_hex(16)
         self._queues: set[asyncio.Queue[int | None]] = set()
         self._save_pending = False
@@ -85,10 +86,18 @@ class Sandbox:
 
     # Life cycle ----------------------------------------------------------------------------
     async def start(self, *, host: str = "127.0.0.1", port: int = 0) -> str:
+        """Serve the page, then boot the bot (seeding on a first start); returns the URL."""
+        url = await self.serve(host=host, port=port)
+        await self.boot()
+        return url
+
+    async def serve(self, *, host: str = "127.0.0.1", port: int = 0) -> str:
+        """The stand-in and the page only: the page shows the scenario being played while
+        `boot()` runs, and refuses actions until the bot is ready."""
         self.data_dir.mkdir(parents=True, exist_ok=True)
+        self._seeded = self._prepare_workspace()
         self.slack.listeners.append(self._changed)
         await self.slack.start()
-        await self._boot()
         app = web.Application()
         app.router.add_get("/", self._index)
         app.router.add_get("/static/{name}", self._static)
@@ -113,16 +122,27 @@ class Sandbox:
         self.url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '') else host}:{bound}/"
         return self.url
 
+    async def boot(self) -> None:
+        async with self._lock:
+            await self._boot()
+
+    def _prepare_workspace(self) -> bool:
+        """The saved workspace when the scenario was played here before (True), else a fresh
+        one with only the seeded people and channels, and no bot database (False)."""
+        if (self.data_dir / SEEDED_MARKER).exists() and snapshot.load(
+            self.slack.workspace, self.data_dir
+        ):
+            return True
+        shutil.rmtree(self.data_dir / "bot", ignore_errors=True)
+        self.slack.workspace = Workspace()
+        seed.add_people_and_channels(self.slack.workspace)
+        return False
+
     async def _boot(self) -> None:
         """Start the bot against the stand-in; play the scenario when the data dir is new."""
         from bot.app import build_app
 
-        seeded = (self.data_dir / SEEDED_MARKER).exists()
-        if not (seeded and snapshot.load(self.slack.workspace, self.data_dir)):
-            seeded = False
-            shutil.rmtree(self.data_dir / "bot", ignore_errors=True)
-            self.slack.workspace = Workspace()
-            seed.add_people_and_channels(self.slack.workspace)
+        seeded = self._seeded
         settings = sandbox_settings(self.base, self.data_dir, self.slack, self._secret)
         self.runtime = await build_app(settings)
         await self.runtime.warm_up()
@@ -134,6 +154,7 @@ class Sandbox:
         if not seeded:
             await seed.play(self.driver, self.runtime)
             (self.data_dir / SEEDED_MARKER).write_text("1\n")
+            self._seeded = True
         await self.runtime.start_scheduler()
         self._save_now()
         self.ready.set()
@@ -159,10 +180,17 @@ class Sandbox:
 
     async def reset(self) -> None:
         """Back to the seeded scenario: a fresh database and workspace, the scenario replayed."""
+        if self._lock.locked():
+            raise web.HTTPConflict(
+                text=json.dumps({"error": "the sandbox is already starting or resetting"}),
+                content_type="application/json",
+            )
         async with self._lock:
             await self._halt()
             (self.data_dir / SEEDED_MARKER).unlink(missing_ok=True)
             (self.data_dir / snapshot.FILE).unlink(missing_ok=True)
+            self._seeded = self._prepare_workspace()
+            await self.slack.changed()
             await self._boot()
 
     # Change stream -------------------------------------------------------------------------

@@ -233,7 +233,10 @@ def apply_response_url(ws: Workspace, key: str, body: Json) -> None:
     if body.get("response_type") == "in_channel" and channel in ws.channels:
         ws.post(channel, text, blocks=blocks, bot=True)
         return
-    ws.add_ephemeral(channel, user, text, blocks)
+    # An ephemeral answering a click on a threaded message shows in that thread, as in Slack.
+    clicked = ws.channels[channel].find(message_ts) if channel in ws.channels else None
+    thread_ts = clicked.thread_ts if clicked else (eph.thread_ts if eph else None)
+    ws.add_ephemeral(channel, user, text, blocks, thread_ts)
 
 
 HANDLERS: dict[str, Callable[[Workspace, Json], Json]] = {

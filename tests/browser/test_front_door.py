@@ -12,6 +12,7 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 
 def _first_line_matching(proc: subprocess.Popen[str], pattern: str, within_s: float) -> str:
@@ -24,6 +25,11 @@ def _first_line_matching(proc: subprocess.Popen[str], pattern: str, within_s: fl
         if not line and proc.poll() is not None:
             break
     raise AssertionError(f"no line matching {pattern!r}; exit code {proc.poll()}")
+
+
+def _state(url: str) -> dict[str, Any]:
+    with urllib.request.urlopen(f"{url}api/state?user=U0DANA", timeout=10) as r:
+        return json.loads(r.read())  # type: ignore[no-any-return]
 
 
 def test_run_without_credentials_serves_the_seeded_sandbox_and_stops_cleanly(
@@ -45,8 +51,13 @@ def test_run_without_credentials_serves_the_seeded_sandbox_and_stops_cleanly(
         url = re.search(r"http://\S+/", line)[0]  # type: ignore[index]
         page = urllib.request.urlopen(url, timeout=10).read().decode()
         assert "opsmemory sandbox" in page and "/static/app.js" in page
-        with urllib.request.urlopen(f"{url}api/state?user=U0DANA", timeout=10) as r:
-            state = json.loads(r.read())
+        state = _state(url)
+        assert {c["name"] for c in state["channels"]} >= {"inc-101-checkout-latency"}
+        deadline = time.monotonic() + 240  # the page is up at once; the bot plays the seed
+        while not state["ready"] and time.monotonic() < deadline:
+            time.sleep(0.5)
+            state = _state(url)
+        assert state["ready"]
         names = {c["name"] for c in state["channels"]}
         assert {"inc-101-checkout-latency", "inc-102-search-errors", "general"} <= names
         incident = next(c for c in state["channels"] if c["name"] == "inc-101-checkout-latency")
@@ -56,5 +67,6 @@ def test_run_without_credentials_serves_the_seeded_sandbox_and_stops_cleanly(
         _, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
     assert "no Slack credentials set" in err and "starting the local sandbox" in err
+    assert "ready in" in err
     assert (tmp_path / "state" / "opsmemory-sandbox" / "bot").is_dir()
     assert not (tmp_path / "data").exists()  # the real bot's default data dir is untouched

@@ -128,8 +128,10 @@ async def test_the_save_shortcut_opens_a_modal_and_app_home_deletes_what_was_sav
     # Reset restores the seeded scenario: what was done here is gone, the seed is back.
     await page.click("#reset")
     await page.click(".overlay.confirm button.submit")
-    await page.locator("#toast").filter(has_text="back to its seeded scenario").wait_for(
-        timeout=180_000
+    await (
+        page.locator("#toast")
+        .filter(has_text="back to its seeded scenario")
+        .wait_for(timeout=180_000)
     )
     await open_channel(page, "inc-101-checkout-latency")
     assert "since the 14:05 deploy" in await page.inner_text("#messages")
