@@ -340,6 +340,8 @@ class Sandbox:
         if view is None:
             raise BadRequest("that modal is gone")
         values = body.get("values") or {}
+        if not isinstance(values, dict) or not all(isinstance(v, dict) for v in values.values()):
+            raise BadRequest("values must be {block_id: {action_id: value}}")
         d = await driver.submit_view(user, view, values)
         if d.status != 200:
             return _delivered(d.status, d.body)

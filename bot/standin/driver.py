@@ -372,11 +372,15 @@ class SlackDriver:
         return await self.send_interaction(payload)
 
     async def submit_view(
-        self, user: str, view: dict[str, Any], values: dict[str, dict[str, str]]
+        self, user: str, view: dict[str, Any], values: dict[str, dict[str, Any]]
     ) -> Delivery:
-        """Submit a modal the bot opened; `values` is {block_id: {action_id: text}}."""
+        """Submit a modal the bot opened; `values` is {block_id: {action_id: text}}, or a state
+        value as Slack shapes it (e.g. {"type": "static_select", "selected_option": {...}})."""
         state = {
-            b: {a: {"type": "plain_text_input", "value": v} for a, v in acts.items()}
+            b: {
+                a: v if isinstance(v, dict) else {"type": "plain_text_input", "value": v}
+                for a, v in acts.items()
+            }
             for b, acts in values.items()
         }
         payload = {

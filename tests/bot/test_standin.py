@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import AsyncIterator
+from urllib.parse import parse_qs
 
 import pytest
+from aiohttp import web
 from slack_sdk.errors import SlackApiError
 from slack_sdk.signature import SignatureVerifier
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.standin import FakeSlack, signature
+from bot.standin import FakeSlack, SlackDriver, signature
+from bot.standin.methods import apply_response_url
+from bot.standin.workspace import Workspace
 
 
 @pytest.fixture
@@ -153,9 +158,6 @@ async def test_listeners_hear_every_api_call_and_changes_made_outside_one(
 
 
 def test_a_response_url_can_replace_or_delete_an_ephemeral_it_came_from() -> None:
-    from bot.standin.methods import apply_response_url
-    from bot.standin.workspace import Workspace
-
     ws = Workspace()
     ws.add_user("U1", "alice")
     ws.add_channel("C1", "inc-1", members=["U1"])
@@ -164,3 +166,31 @@ def test_a_response_url_can_replace_or_delete_an_ephemeral_it_came_from() -> Non
     assert [e.text for e in ws.ephemerals_for("U1")] == ["done"]
     apply_response_url(ws, f"C1~U1~{eph.ts}~2", {"delete_original": True})
     assert ws.ephemerals_for("U1") == []
+
+
+async def test_a_submitted_select_reaches_the_bot_shaped_as_slack_sends_it() -> None:
+    """The driver passes a Slack-shaped state value through (selects), text as plain input."""
+    got: list[dict[str, object]] = []
+
+    async def bot(request: web.Request) -> web.Response:
+        got.append(json.loads(parse_qs(await request.text())["payload"][0]))
+        return web.Response()
+
+    app = web.Application()
+    app.router.add_post("/slack/events", bot)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = runner.addresses[0][1]
+    fake = FakeSlack()
+    fake.workspace.add_user("U1", "alice")
+    choice = {"type": "static_select", "selected_option": {"value": "rollback"}}
+    async with SlackDriver(f"http://127.0.0.1:{port}/slack/events", "s", fake) as d:
+        await d.submit_view(
+            "U1", {"id": "V1"}, {"why": {"text": "p99 up"}, "what": {"pick": choice}}
+        )
+    await runner.cleanup()
+    values = got[0]["view"]["state"]["values"]  # type: ignore[index]
+    assert values["why"]["text"] == {"type": "plain_text_input", "value": "p99 up"}
+    assert values["what"]["pick"] == choice

@@ -163,6 +163,21 @@ function inputEl(block) {
     if (e.multiline) field.rows = 5;
     label.htmlFor = field.id = `in-${block.block_id}-${e.action_id}`;
     wrap.appendChild(field);
+  } else if (e.type === "static_select" || e.type === "radio_buttons") {
+    // Options as a <select>; submitted as Slack shapes the state ({type, selected_option}).
+    const field = document.createElement("select");
+    field.dataset.actionId = e.action_id || "";
+    field.dataset.kind = e.type;
+    const options = e.options || (e.option_groups || []).flatMap((g) => g.options || []);
+    field.appendChild(new Option("Choose…", ""));
+    options.forEach((o, i) => {
+      const opt = new Option(o.text.text, String(i));
+      opt.dataset.option = JSON.stringify(o);
+      if (e.initial_option && e.initial_option.value === o.value) opt.selected = true;
+      field.appendChild(opt);
+    });
+    label.htmlFor = field.id = `in-${block.block_id}-${e.action_id}`;
+    wrap.appendChild(field);
   } else {
     wrap.appendChild(el("span", "bk-unsupported", `[${esc(e.type)} input not shown in the sandbox]`));
   }
@@ -392,7 +407,13 @@ async function submitModal(view, modal) {
   modal.querySelectorAll(".bk-input").forEach((wrap) => {
     const field = wrap.querySelector("[data-action-id]");
     if (!field) return;
-    (values[wrap.dataset.blockId] ||= {})[field.dataset.actionId] = field.value;
+    let value = field.value;
+    if (field.tagName === "SELECT") {
+      const chosen = field.selectedOptions[0];
+      const option = chosen && chosen.dataset.option ? JSON.parse(chosen.dataset.option) : null;
+      value = { type: field.dataset.kind, selected_option: option };
+    }
+    (values[wrap.dataset.blockId] ||= {})[field.dataset.actionId] = value;
   });
   modal.querySelectorAll(".bk-error").forEach((e) => { e.textContent = ""; });
   const out = await api("submit", { view_id: view.id, values });
