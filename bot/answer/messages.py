@@ -71,6 +71,6 @@ def missing_credentials(missing: list[str]) -> str:
     names = ", ".join(missing)
     return (
         f"Cannot connect to Slack: {names} not set. Set them from your Slack app's settings "
-        "(see manifest.yml), or try the bot locally without Slack: `python -m bench.slack` "
-        "drives it against the built-in Slack stand-in."
+        "(see manifest.yml), or try the bot locally without Slack: `opsmemory sandbox` "
+        "opens a local Slack-like page in your browser."
     )

@@ -24,7 +24,15 @@ Handler = Callable[[argparse.Namespace, Settings], Coroutine[Any, Any, int]]
 
 def build_parser() -> argparse.ArgumentParser:
     """The whole command tree; every command and subcommand has --help text."""
-    from bot.cli import doctor, knowledge_cmds, memory_cmds, memory_eval, redact_cmd, run_cmd
+    from bot.cli import (
+        doctor,
+        knowledge_cmds,
+        memory_cmds,
+        memory_eval,
+        redact_cmd,
+        run_cmd,
+        sandbox_cmd,
+    )
 
     parser = argparse.ArgumentParser(
         prog="opsmemory",
@@ -33,6 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     run_cmd.add_run_parser(sub)
+    sandbox_cmd.add_sandbox_parser(sub)
     knowledge_cmds.add_index_parser(sub)
 
     evaluate = sub.add_parser(

@@ -45,11 +45,13 @@ def signature(secret: str, timestamp: str, body: str) -> str:
 class SlackDriver:
     """Plays Slack's side towards the bot at `events_url` (e.g. http://127.0.0.1:PORT/slack/events)."""
 
-    def __init__(self, events_url: str, signing_secret: str, slack: FakeSlack) -> None:
+    def __init__(
+        self, events_url: str, signing_secret: str, slack: FakeSlack, *, first_seq: int = 1
+    ) -> None:
         self.events_url = events_url
         self.signing_secret = signing_secret
         self.slack = slack
-        self._seq = itertools.count(1)
+        self._seq = itertools.count(first_seq)
         self._session: aiohttp.ClientSession | None = None
 
     async def __aenter__(self) -> SlackDriver:
@@ -162,6 +164,20 @@ class SlackDriver:
             self.envelope(self._message_event(msg, "message"), user=user), **kw
         )
 
+    async def post(
+        self, channel: str, user: str, text: str, *, thread_ts: str | None = None
+    ) -> tuple[Message, list[Delivery]]:
+        """A human posts `text` as typed: stored, then delivered as Slack would (`app_mention`
+        first when it mentions the bot, then the `message` event)."""
+        msg = self.ws.post(channel, text, user=user, thread_ts=thread_ts)
+        await self.slack.changed()
+        kinds = ["app_mention"] if f"<@{self.ws.bot_user_id}>" in text else []
+        out = [
+            await self.send_event(self.envelope(self._message_event(msg, kind), user=user))
+            for kind in [*kinds, "message"]
+        ]
+        return msg, out
+
     async def mention(
         self,
         channel: str,
@@ -265,8 +281,12 @@ class SlackDriver:
             team["enterprise_id"] = u.enterprise_id
         return team
 
-    def trigger_id(self) -> str:
-        return f"{next(self._seq)}.{int(time.time())}.standin"
+    def trigger_id(self, user: str | None = None) -> str:
+        """A fresh trigger_id; with `user`, views.open/push made with it act on their modals."""
+        trigger = f"{next(self._seq)}.{int(time.time())}.standin"
+        if user is not None:
+            self.ws.triggers[trigger] = user
+        return trigger
 
     async def command(
         self, channel: str, user: str, text: str, *, command: str = "/incident", **kw: Any
@@ -285,7 +305,7 @@ class SlackDriver:
             "api_app_id": "A0STANDIN",
             "is_enterprise_install": "false",
             "response_url": self.slack.response_url(key := f"{channel}~{user}~~{next(self._seq)}"),
-            "trigger_id": self.trigger_id(),
+            "trigger_id": self.trigger_id(user),
         }
         if u.enterprise_id:
             form["enterprise_id"] = u.enterprise_id
@@ -303,16 +323,19 @@ class SlackDriver:
         channel: str | None = None,
         message_ts: str | None = None,
         view: dict[str, Any] | None = None,
+        block_id: str = "b",
+        label: str = "x",
         **kw: Any,
     ) -> Delivery:
-        """Click a button in a message (channel + message_ts) or in a view (home/modal)."""
+        """Click a button in a message (channel + message_ts; an ephemeral's ts works too) or
+        in a view (home/modal)."""
         action = {
             "type": "button",
             "action_id": action_id,
-            "block_id": "b",
+            "block_id": block_id,
             "value": value,
             "action_ts": self.ws.next_ts(),
-            "text": {"type": "plain_text", "text": "x"},
+            "text": {"type": "plain_text", "text": label},
         }
         payload: dict[str, Any] = {
             "type": "block_actions",
@@ -320,7 +343,7 @@ class SlackDriver:
             "team": self._team(user),
             "api_app_id": "A0STANDIN",
             "token": "legacy-verification-token",
-            "trigger_id": self.trigger_id(),
+            "trigger_id": self.trigger_id(user),
             "actions": [action],
             "state": {"values": {}},
         }
@@ -330,14 +353,19 @@ class SlackDriver:
         else:
             assert channel and message_ts, "a message click needs channel and message_ts"
             msg = self.ws.channels[channel].find(message_ts)
+            eph = None if msg else self.ws.find_ephemeral(message_ts)
             payload["container"] = {
                 "type": "message",
                 "message_ts": message_ts,
                 "channel_id": channel,
-                "is_ephemeral": False,
+                "is_ephemeral": eph is not None,
             }
             payload["channel"] = {"id": channel, "name": self.ws.channels[channel].name}
-            payload["message"] = msg.as_api() if msg else {"ts": message_ts}
+            if eph is not None:
+                payload["message"] = {"type": "message", "ts": message_ts, "text": eph.text,
+                                      "blocks": eph.blocks}  # fmt: skip
+            else:
+                payload["message"] = msg.as_api() if msg else {"ts": message_ts}
             key = f"{channel}~{user}~{message_ts}~{next(self._seq)}"
             payload["response_url"] = self.slack.response_url(key)
         return await self.send_interaction(payload, **kw)
@@ -360,7 +388,7 @@ class SlackDriver:
             "team": self._team(user),
             "user": self._actor(user),
             "channel": {"id": channel, "name": self.ws.channels[channel].name},
-            "trigger_id": self.trigger_id(),
+            "trigger_id": self.trigger_id(user),
             "message_ts": message_ts,
             "message": msg.as_api(),
             "response_url": self.slack.response_url(f"{channel}~{user}~~{next(self._seq)}"),
@@ -368,11 +396,15 @@ class SlackDriver:
         return await self.send_interaction(payload)
 
     async def submit_view(
-        self, user: str, view: dict[str, Any], values: dict[str, dict[str, str]]
+        self, user: str, view: dict[str, Any], values: dict[str, dict[str, Any]]
     ) -> Delivery:
-        """Submit a modal the bot opened; `values` is {block_id: {action_id: text}}."""
+        """Submit a modal the bot opened; `values` is {block_id: {action_id: text}}, or a state
+        value as Slack shapes it (e.g. {"type": "static_select", "selected_option": {...}})."""
         state = {
-            b: {a: {"type": "plain_text_input", "value": v} for a, v in acts.items()}
+            b: {
+                a: v if isinstance(v, dict) else {"type": "plain_text_input", "value": v}
+                for a, v in acts.items()
+            }
             for b, acts in values.items()
         }
         payload = {
@@ -381,7 +413,7 @@ class SlackDriver:
             "user": self._actor(user),
             "api_app_id": "A0STANDIN",
             "token": "legacy",
-            "trigger_id": self.trigger_id(),
+            "trigger_id": self.trigger_id(user),
             "view": {**view, "state": {"values": state}},
             "response_urls": [],
         }

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from bot.standin.workspace import Ephemeral, Workspace
+from bot.standin.workspace import Workspace
 
 Json = dict[str, Any]
 MAX_MESSAGE_BLOCKS = 50
@@ -104,8 +104,8 @@ def chat_post_ephemeral(ws: Workspace, body: Json) -> Json:
     user = str(body.get("user", ""))
     if user not in ws.users:
         return _err("user_not_found")
-    ws.ephemerals.append(Ephemeral(channel, user, text, blocks, body.get("thread_ts")))
-    return {"ok": True, "message_ts": ws.next_ts()}
+    eph = ws.add_ephemeral(channel, user, text, blocks, body.get("thread_ts"))
+    return {"ok": True, "message_ts": eph.ts}
 
 
 def chat_get_permalink(ws: Workspace, body: Json) -> Json:
@@ -176,13 +176,37 @@ def _store_view(ws: Workspace, view: Any, *, view_id: str | None = None) -> Json
 
 
 def views_open(ws: Workspace, body: Json) -> Json:
-    if not body.get("trigger_id"):
+    """Open a modal for the user the trigger was issued to (a new stack of one)."""
+    trigger = str(body.get("trigger_id") or "")
+    if not trigger:
         return _err("invalid_arguments", "[ERROR] missing required field: trigger_id")
-    return _store_view(ws, body.get("view"))
+    result = _store_view(ws, body.get("view"))
+    user = ws.triggers.get(trigger)
+    if result["ok"] and user:
+        ws.modal_stacks[user] = [result["view"]["id"]]
+    return result
+
+
+def views_push(ws: Workspace, body: Json) -> Json:
+    """Push a modal on top of the one the trigger's user has open (Slack allows three)."""
+    trigger = str(body.get("trigger_id") or "")
+    if not trigger:
+        return _err("invalid_arguments", "[ERROR] missing required field: trigger_id")
+    user = ws.triggers.get(trigger)
+    stack = ws.modal_stacks.get(user or "", [])
+    if user and len(stack) >= 3:
+        return _err("push_limit_reached")
+    result = _store_view(ws, body.get("view"))
+    if result["ok"] and user:
+        ws.modal_stacks.setdefault(user, []).append(result["view"]["id"])
+    return result
 
 
 def views_update(ws: Workspace, body: Json) -> Json:
     view_id = str(body.get("view_id", ""))
+    if not view_id and body.get("external_id"):
+        wanted = body.get("external_id")
+        view_id = next((k for k, v in ws.views.items() if v.get("external_id") == wanted), "")
     if view_id not in ws.views:
         return _err("not_found")
     return _store_view(ws, body.get("view"), view_id=view_id)
@@ -216,6 +240,16 @@ def apply_response_url(ws: Workspace, key: str, body: Json) -> None:
     """What a response_url POST does: ephemeral by default, in_channel, or replace_original."""
     channel, user, message_ts = [*key.split("~"), "", "", ""][:3]
     text, blocks = str(body.get("text") or ""), body.get("blocks") or []
+    eph = ws.find_ephemeral(message_ts) if message_ts else None
+    if body.get("delete_original") and message_ts:
+        if eph is not None:
+            ws.ephemerals.remove(eph)
+        elif channel in ws.channels and (msg := ws.channels[channel].find(message_ts)):
+            ws.channels[channel].messages.remove(msg)
+        return
+    if body.get("replace_original") and eph is not None:  # an ephemeral's button was clicked
+        eph.text, eph.blocks = text, blocks
+        return
     if body.get("replace_original") and message_ts and channel in ws.channels:
         msg = ws.channels[channel].find(message_ts)
         if msg is not None:
@@ -224,7 +258,10 @@ def apply_response_url(ws: Workspace, key: str, body: Json) -> None:
     if body.get("response_type") == "in_channel" and channel in ws.channels:
         ws.post(channel, text, blocks=blocks, bot=True)
         return
-    ws.ephemerals.append(Ephemeral(channel, user, text, blocks))
+    # An ephemeral answering a click on a threaded message shows in that thread, as in Slack.
+    clicked = ws.channels[channel].find(message_ts) if channel in ws.channels else None
+    thread_ts = clicked.thread_ts if clicked else (eph.thread_ts if eph else None)
+    ws.add_ephemeral(channel, user, text, blocks, thread_ts)
 
 
 HANDLERS: dict[str, Callable[[Workspace, Json], Json]] = {
@@ -238,6 +275,7 @@ HANDLERS: dict[str, Callable[[Workspace, Json], Json]] = {
     "users.info": users_info,
     "users.conversations": users_conversations,
     "views.open": views_open,
+    "views.push": views_push,
     "views.update": views_update,
     "views.publish": views_publish,
     "reactions.add": reactions_add,

@@ -12,6 +12,7 @@ import json
 import math
 import time
 from collections import defaultdict, deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,6 +54,9 @@ class FakeSlack:
     sockets: SocketHub = field(default_factory=SocketHub)
     _holds: dict[str, asyncio.Event] = field(default_factory=dict)
     _limited_until: dict[str, float] = field(default_factory=dict)
+    # Called (synchronously, no arguments) after anything may have changed the workspace: the
+    # sandbox streams updates to its page from here.
+    listeners: list[Callable[[], None]] = field(default_factory=list)
 
     async def start(self, host: str = "127.0.0.1", port: int = 0) -> str:
         self._changed = asyncio.Condition()
@@ -127,10 +131,17 @@ class FakeSlack:
     async def _record(self, method: str, body: dict[str, Any]) -> None:
         self.calls.append(Call(method, body, time.monotonic()))
 
+    async def changed(self) -> None:
+        """Tell waiters and listeners the workspace changed outside a Web API call (a human
+        posted, a view was closed): the driver's and the sandbox's own writes."""
+        await self._notify()
+
     async def _notify(self) -> None:
         assert self._changed is not None
         async with self._changed:
             self._changed.notify_all()
+        for listener in self.listeners:
+            listener()
 
     async def _api(self, request: web.Request) -> web.Response:
         method = request.match_info["method"]

@@ -129,6 +129,7 @@ class Ephemeral:
     text: str
     blocks: list[dict[str, Any]]
     thread_ts: str | None = None
+    ts: str = ""  # the message_ts Slack gives an ephemeral (a click on it carries this)
 
 
 @dataclass
@@ -148,6 +149,10 @@ class Workspace:
     ephemerals: list[Ephemeral] = field(default_factory=list)
     home_views: dict[str, dict[str, Any]] = field(default_factory=dict)
     views: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # Who each trigger_id was issued to, and each user's open modal stack (ids, bottom first):
+    # views.open/push/update act on the stack of the user whose click made the trigger.
+    triggers: dict[str, str] = field(default_factory=dict)
+    modal_stacks: dict[str, list[str]] = field(default_factory=dict)
     _ts_counter: itertools.count = field(default_factory=lambda: itertools.count(1), repr=False)
     _id_counter: itertools.count = field(default_factory=lambda: itertools.count(1), repr=False)
 
@@ -221,6 +226,33 @@ class Workspace:
 
     def ephemerals_for(self, user: str) -> list[Ephemeral]:
         return [e for e in self.ephemerals if e.user == user]
+
+    def add_ephemeral(
+        self,
+        channel: str,
+        user: str,
+        text: str,
+        blocks: list[dict[str, Any]],
+        thread_ts: str | None = None,
+    ) -> Ephemeral:
+        """Show a message to one user only, with its own ts as Slack gives it."""
+        eph = Ephemeral(channel, user, text, blocks, thread_ts, ts=self.next_ts())
+        self.ephemerals.append(eph)
+        return eph
+
+    def find_ephemeral(self, ts: str) -> Ephemeral | None:
+        return next((e for e in self.ephemerals if e.ts == ts), None)
+
+    def modal_stack(self, user: str) -> list[dict[str, Any]]:
+        """The modals open for `user`, bottom first (the last one is on screen)."""
+        return [self.views[v] for v in self.modal_stacks.get(user, []) if v in self.views]
+
+    def close_modals(self, user: str, *, top_only: bool = False) -> None:
+        stack = self.modal_stacks.get(user, [])
+        if top_only and stack:
+            stack.pop()
+        else:
+            stack.clear()
 
     def permalink(self, channel: str, ts: str) -> str:
         return f"https://{self.domain}.slack.com/archives/{channel}/p{ts.replace('.', '')}"

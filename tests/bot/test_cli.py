@@ -20,6 +20,7 @@ from tests.memory.contexts import ALICE, ctx
 
 COMMANDS = [
     ["run"],
+    ["sandbox"],
     ["index"],
     ["eval"],
     ["eval", "runbooks"],
@@ -110,11 +111,21 @@ def test_doctor_fails_when_ollama_is_configured_but_unreachable(tmp_path: Path) 
     assert "FAIL ollama" in done.stdout and "unreachable" in done.stdout
 
 
-def test_run_without_slack_credentials_exits_2_with_what_is_missing(tmp_path: Path) -> None:
-    done = _opsmemory("run", env={"OPSMEMORY_DATA_DIR": str(tmp_path)}, cwd=tmp_path)
+def test_run_with_half_the_slack_credentials_exits_2_with_what_is_missing(tmp_path: Path) -> None:
+    """A signing secret without a bot token is a half-done deploy, not a newcomer: no sandbox."""
+    env = {"OPSMEMORY_DATA_DIR": str(tmp_path), "SLACK_SIGNING_SECRET": "s3cret"}
+    done = _opsmemory("run", env=env, cwd=tmp_path)
     assert done.returncode == 2
-    assert "SLACK_BOT_TOKEN" in done.stderr and "bench.slack" in done.stderr
+    assert "SLACK_BOT_TOKEN" in done.stderr and "opsmemory sandbox" in done.stderr
     assert not (tmp_path / "opsmemory.db").exists()  # nothing was started or created
+
+
+def test_sandbox_refuses_the_real_bots_data_dir(tmp_path: Path) -> None:
+    env = {"OPSMEMORY_DATA_DIR": str(tmp_path / "data")}
+    done = _opsmemory("sandbox", "--data-dir", str(tmp_path / "data"), env=env, cwd=tmp_path)
+    assert done.returncode == 2
+    assert "overlaps OPSMEMORY_DATA_DIR" in done.stderr
+    assert not (tmp_path / "data").exists()
 
 
 def test_eval_memory_runs_end_to_end_and_ends_with_one_json_line(tmp_path: Path) -> None:
