@@ -148,6 +148,7 @@ class Workspace:
     ephemerals: list[Ephemeral] = field(default_factory=list)
     home_views: dict[str, dict[str, Any]] = field(default_factory=dict)
     views: dict[str, dict[str, Any]] = field(default_factory=dict)
+    usergroups: dict[str, list[str]] = field(default_factory=dict)  # group id → member ids
     _ts_counter: itertools.count = field(default_factory=lambda: itertools.count(1), repr=False)
     _id_counter: itertools.count = field(default_factory=lambda: itertools.count(1), repr=False)
 
