@@ -35,15 +35,6 @@ STATUS = "{id} is {status} (opened {opened})."
 RUNBOOK_NOT_FOUND = "No runbook matches that; try other words or a slug like `pod-crashloop`."
 SAVE_MODAL_TITLE = "Save to incident memory"
 EXPORT_PART = "Your opsmemory export, part {part} of {parts} (JSON; join the parts in order)."
-APPROVAL_REQUESTED = "<@{user}> asks to {action} (suggested by {source}). An approver must approve."
-APPROVED = "<@{user}> approved: {action}. Run it from your deploy tooling now."
-REJECTED = "<@{user}> rejected: {action}."
-APPROVAL_REFUSED = (
-    "Only the approvers listed in OPSMEMORY_APPROVERS can approve production changes; "
-    "ask one of them."
-)
-APPROVAL_ALREADY_DECIDED = "This request was already {status}."
-ACTION_NAMES = {"rollback": "roll back", "scale_out": "scale out", "restart": "restart"}
 
 
 def internal_error(ref: str) -> str:

@@ -111,22 +111,6 @@ def plain(text: str) -> list[Block]:
     return [section(text)]
 
 
-def approval_request(approval_id: int, text: str) -> list[Block]:
-    """Approve/Reject buttons: the only way a production change can be approved."""
-    value = str(approval_id)
-    return [
-        section(text),
-        {
-            "type": "actions",
-            "block_id": "approval",
-            "elements": [
-                button("Approve", "approve_action", value, style="primary"),
-                button("Reject", "reject_action", value, style="danger"),
-            ],
-        },
-    ]
-
-
 def save_modal(text: str, *, channel_id: str, message_ts: str) -> dict[str, Any]:
     """The message shortcut's modal, pre-filled with the message text."""
     meta = json.dumps({"channel_id": channel_id, "message_ts": message_ts})

@@ -383,12 +383,15 @@ class GuardedActions:
         for request_id in await store.ids_in_state(self._db, "executing"):
             request = await self.get(request_id)
             async with self._db.transaction() as tx:
-                if await store.move(tx, request_id, from_state="executing", to_state="unknown",
-                                    at=iso(self._clock()),
-                                    outcome=messages.GUARDED_INTERRUPTED):  # fmt: skip
+                moved = await store.move(
+                    tx, request_id, from_state="executing", to_state="unknown",
+                    at=iso(self._clock()), outcome=messages.GUARDED_INTERRUPTED,
+                )  # fmt: skip
+                if moved:
                     await self._audit_request(tx, request, "unknown", "opsmemory",
                                               {"reason": "restarted while executing"})  # fmt: skip
-                    interrupted.append(await self.get(request_id))
+            if moved:
+                interrupted.append(await self.get(request_id))
         executed = [
             await self.execute(request_id)
             for request_id in await store.ids_in_state(self._db, "approved")
@@ -404,10 +407,13 @@ class GuardedActions:
             if now < request.expires_at:
                 continue
             async with self._db.transaction() as tx:
-                if await store.move(tx, request_id, from_state="requested", to_state="expired",
-                                    at=iso(now)):  # fmt: skip
+                moved = await store.move(
+                    tx, request_id, from_state="requested", to_state="expired", at=iso(now)
+                )
+                if moved:
                     await self._audit_request(tx, request, "expired", "opsmemory", {})
-                    expired.append(await self.get(request_id))
+            if moved:
+                expired.append(await self.get(request_id))
         return expired
 
     async def _recheck(self, request: Request, action: Action) -> str | None:
