@@ -24,7 +24,15 @@ Handler = Callable[[argparse.Namespace, Settings], Coroutine[Any, Any, int]]
 
 def build_parser() -> argparse.ArgumentParser:
     """The whole command tree; every command and subcommand has --help text."""
-    from bot.cli import doctor, knowledge_cmds, memory_cmds, memory_eval, redact_cmd, run_cmd
+    from bot.cli import (
+        audit_cmd,
+        doctor,
+        knowledge_cmds,
+        memory_cmds,
+        memory_eval,
+        redact_cmd,
+        run_cmd,
+    )
 
     parser = argparse.ArgumentParser(
         prog="opsmemory",
@@ -46,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     redact_cmd.add_redact_parser(sub)
     memory_cmds.add_memory_parser(sub)
+    audit_cmd.add_audit_parser(sub)
     doctor.add_doctor_parser(sub)
     return parser
 

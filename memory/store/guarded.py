@@ -147,7 +147,8 @@ async def query_audit(
     since: str | None = None,
     limit: int = 10_000,
 ) -> list[Row]:
-    """Audit rows, oldest first, filtered by whichever of the arguments are given."""
+    """Audit rows, oldest first, filtered by whichever of the arguments are given (`actor`: a
+    subject id, or a bare Slack user id matching it in any team)."""
     return await db.fetchall(
         """
         SELECT at, team_id, channel_id, incident_id, request_id, action, event, actor,
@@ -155,7 +156,7 @@ async def query_audit(
         FROM guarded_audit
         WHERE (:incident IS NULL OR incident_id = :incident)
           AND (:action IS NULL OR action = :action)
-          AND (:actor IS NULL OR actor = :actor)
+          AND (:actor IS NULL OR actor = :actor OR actor LIKE '%/' || :actor)
           AND (:since IS NULL OR at >= :since)
         ORDER BY at, id LIMIT :limit
         """,

@@ -29,6 +29,7 @@ COMMANDS = [
     ["memory", "export"],
     ["memory", "forget"],
     ["doctor"],
+    ["audit"],
 ]
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -272,3 +273,53 @@ def test_the_signature_is_what_a_receiver_verifies() -> None:
     assert receiver.verifies(ts, body, sign("s3cret", ts, body))
     assert not receiver.verifies(ts, body, sign("other", ts, body))
     assert not receiver.verifies(ts, body + b" ", sign("s3cret", ts, body))
+
+
+async def test_forget_me_pseudonymises_the_person_in_the_audit_and_keeps_the_facts(
+    db: Database, redactor: Redactor, clock: FakeClock, tmp_path: Path, counter: Path
+) -> None:
+    from memory.controls.controls import Controls
+
+    g = guarded(db, write_catalogue(tmp_path, counter), redactor, clock)
+    rid = await request(g)
+    await approve(g, rid)
+    await g.execute(rid)
+    receipt = await Controls(db, clock).forget_everything("T1/U0ALICE")
+    rows = await store.query_audit(db)
+    assert [r["event"] for r in rows] == ["requested", "approved", "executing", "succeeded"]
+    assert rows[0]["actor"].startswith("forgotten-") and rows[1]["actor"] == "T1/U0BOSS"
+    dump = json.dumps([tuple(r) for r in rows]) + json.dumps(
+        [tuple(r) for r in await db.fetchall("SELECT * FROM guarded_requests")]
+    )
+    assert "U0ALICE" not in dump
+    assert receipt.counts["guarded_audit_pseudonymised"] == 2
+
+
+async def test_opsmemory_audit_filters_and_prints_json_lines(
+    db: Database, redactor: Redactor, clock: FakeClock, tmp_path: Path, counter: Path
+) -> None:
+    from tests.bot.test_cli import _opsmemory
+
+    clock.now = datetime.now(UTC)
+    g = guarded(db, write_catalogue(tmp_path, counter), redactor, clock)
+    rid = await request(g)
+    with pytest.raises(Refused):
+        await approve(g, rid, "U0BOB")
+    await approve(g, rid)
+    env = {"OPSMEMORY_DATA_DIR": str(tmp_path)}
+
+    def audit(*args: str) -> list[dict[str, object]]:
+        done = _opsmemory("audit", "--json", *args, env=env, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        return [json.loads(line) for line in done.stdout.splitlines()]
+
+    everything = audit("--incident", "inc-1", "--since", "1d")
+    assert [e["event"] for e in everything] == ["requested", "refused", "approved"]
+    assert everything[0]["detail"]["parameters"] == {"replicas": "2", "service": "checkout"}
+    assert [e["event"] for e in audit("--user", "U0BOB")] == ["refused"]
+    assert audit("--action", "rollback") == []
+    assert audit("--since", "2999-01-01") == []
+    table = _opsmemory("audit", env=env, cwd=tmp_path)
+    assert "refused" in table.stdout and "T1/U0BOB" in table.stdout
+    bad = _opsmemory("audit", "--since", "yesterday", env=env, cwd=tmp_path)
+    assert bad.returncode == 1 and "is neither a date" in bad.stderr
