@@ -77,7 +77,9 @@ async def run_audit(args: argparse.Namespace, settings: Settings) -> int:
         print("No audit entries match.")
         return 0
     for e in entries:
-        detail = " ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in e["detail"].items())
+        detail = " ".join(
+            f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in e["detail"].items()
+        )
         print(
             f"{e['at']}  {e['incident_id'] or '-':<8} #{e['request_id'] or '-':<4} "
             f"{e['action']:<14} {e['event']:<10} {e['actor']}  {detail}".rstrip()
