@@ -74,15 +74,18 @@ def describe(request: Request) -> str:
 
 
 async def run_and_report(deps: Deps, client: AsyncWebClient, request_id: int) -> Request:
-    """Execute an approved request once, then show and remember the outcome."""
-    await refresh(deps, client, request_id)  # "Approved; running now"
+    """Execute an approved request once and show the outcome in place (the caller remembers
+    it with `remember_outcome`, after the executor has been called)."""
     done = await deps.guarded.execute(request_id)
     await refresh(deps, client, request_id)
+    return done
+
+
+async def remember_outcome(deps: Deps, done: Request) -> None:
     if done.state in ("succeeded", "failed", "unknown"):
         dry = " (dry run)" if done.dry_run else ""
         await remember(deps, done, f"Guarded {describe(done)} {done.state}{dry}: {done.outcome}",
                        user_id=done.requester_user)  # fmt: skip
-    return done
 
 
 async def _render(deps: Deps, request: Request) -> tuple[str, list[render.Block]]:
@@ -102,5 +105,4 @@ async def recover(deps: Deps, client: AsyncWebClient) -> None:
                        user_id=request.requester_user)  # fmt: skip
     for request in executed:
         await refresh(deps, client, request.id)
-        await remember(deps, request, f"Guarded {describe(request)} {request.state}: "
-                       f"{request.outcome}", user_id=request.requester_user)  # fmt: skip
+        await remember_outcome(deps, request)

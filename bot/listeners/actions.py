@@ -166,14 +166,17 @@ async def decide(
             text = messages.GUARDED_CLOSED.format(state=request.state)
         await respond(text=text, response_type="ephemeral", replace_original=False)
         return
-    await thread.refresh(deps, client, request.id)
     verdict = "approved" if approve else "denied"
+    if result.run:  # run first: the notes (redaction, embedding) wait until it is running
+        await thread.run_and_report(deps, client, request.id)
+    else:
+        await thread.refresh(deps, client, request.id)
     await thread.remember(
         deps, request, f"<@{context.user_id}> {verdict} {thread.describe(request)}.",
         user_id=context.user_id,
     )  # fmt: skip
     if result.run:
-        await thread.run_and_report(deps, client, request.id)
+        await thread.remember_outcome(deps, await deps.guarded.get(request.id))
 
 
 def _request_id(body: dict[str, Any]) -> int:

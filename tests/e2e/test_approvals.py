@@ -463,3 +463,36 @@ async def test_an_invalid_catalogue_stops_start_with_a_precise_error(
         f"OPSMEMORY_ACTIONS_FILE ({path}): actions.rollback: a high-risk action needs "
         "approvals_required of at least 2"
     ]
+
+
+def proposals(answer: Message) -> list[dict[str, Any]]:
+    return [
+        e for b in answer.blocks if b["type"] == "actions" for e in b["elements"]
+        if e["action_id"] == "propose_action"
+    ]  # fmt: skip
+
+
+async def test_a_suggestion_appears_only_where_a_cited_runbook_names_the_action(
+    guarded_bot: Callable[..., Any], slack: FakeSlack, receiver: WebhookReceiver
+) -> None:
+    bot = await guarded_bot()
+    async with SlackDriver(events_url(bot), SECRET, slack) as d:
+        (m, _) = await d.mention(
+            INCIDENT, ALICE, "checkout latency since the last deploy, mitigation?"
+        )
+        answer = (await eventually(lambda: slack.workspace.bot_messages(INCIDENT, m.ts)))[0]
+        (m2, _) = await d.mention(INCIDENT, ALICE, "what colour is the office cat")
+        unrelated = (await eventually(lambda: slack.workspace.bot_messages(INCIDENT, m2.ts)))[0]
+        offered = {e["text"]["text"] for e in proposals(answer)}
+        assert "Propose: roll back" in offered
+        said = " ".join(str(b) for b in answer.blocks)
+        assert "roll back is named by runbook checkout-latency › Mitigation" in said
+        assert proposals(unrelated) == []
+        rollback = next(e for e in proposals(answer) if e["text"]["text"] == "Propose: roll back")
+        await d.click(BOB, action_id="propose_action", value=rollback["value"], channel=INCIDENT,
+                      message_ts=answer.ts)  # fmt: skip
+        told = (await eventually(lambda: slack.workspace.ephemerals_for(BOB)))[0].text
+    assert told.startswith("runbook checkout-latency › Mitigation proposes `rollback`")
+    assert "/incident run rollback service=<checkout | payments> version=<matching" in told
+    assert request_messages(slack) == [] and receiver.calls == []
+    assert await bot.deps.db.fetchall("SELECT id FROM guarded_requests") == []
