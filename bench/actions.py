@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import shutil
 import tempfile
@@ -72,10 +73,8 @@ async def wait_calls(receiver: WebhookReceiver, n: int, within_s: float = 15) ->
         if time.monotonic() > deadline:
             raise AssertionError(f"{len(receiver.calls)} webhook calls, expected {n}")
         receiver.arrived.clear()
-        try:
+        with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(receiver.arrived.wait(), timeout=0.5)
-        except TimeoutError:
-            pass
 
 
 async def start(settings: Settings) -> Runtime:
