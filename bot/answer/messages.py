@@ -113,5 +113,5 @@ GUARDED_REQUESTED_EPHEMERAL = (
 )
 GUARDED_SUGGESTION = (
     "{source} proposes `{action}`: {description}. Nothing is filled in for you; to request it, "
-    "run in this thread's channel:\n`{usage}`"
+    "run it here with every value filled in:\n`{usage}`"
 )

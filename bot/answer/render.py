@@ -254,7 +254,9 @@ def guarded_request(
     action, every parameter, requester, risk, approvals, expiry, state and outcome. Approve
     and Deny buttons only while it can still be decided."""
     esc = _mrkdwn_escape
-    params = "\n".join(f"• {esc(k)}: `{esc(v)}`" for k, v in request.params.items())
+    order = [k for k in action.parameters if k in request.params]  # the catalogue's order
+    order += [k for k in request.params if k not in order]
+    params = "\n".join(f"• {esc(k)}: `{esc(request.params[k])}`" for k in order)
     approved = [d.approver_user for d in decisions if d.verdict == "approve"]
     deniers = [d.approver_user for d in decisions if d.verdict == "deny"]
     who = ", ".join(f"<@{u}>" for u in sorted(approvers)) or "nobody"
@@ -272,6 +274,8 @@ def guarded_request(
         + f" · {mode} · expires {expiry}"
     )
     state = _STATE_LINES[request.state].format(deniers=", ".join(f"<@{u}>" for u in deniers))
+    if request.dry_run and request.state == "succeeded":
+        state = "Dry run done; nothing was changed (set `dry_run: false` for it to run)"
     if request.state == "requested":
         state += f" ({len(approved)} of {request.approvals_needed} approvals"
         state += (": " + ", ".join(f"<@{u}>" for u in approved)) if approved else ""

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
     from bot.deps import Deps
     from bot.guarded.requests import Request
+    from memory.notes.notes import NoteKind
 
 log = logging.getLogger("opsmemory.guarded")
 _locks: dict[int, asyncio.Lock] = {}
@@ -52,9 +53,12 @@ async def refresh(deps: Deps, client: AsyncWebClient, request_id: int) -> Reques
         return request
 
 
-async def remember(deps: Deps, request: Request, text: str, *, user_id: str) -> None:
-    """`text` as an action note of the request's incident, written as `user_id`. A note that
-    cannot be written (no incident, a guest) is skipped: the audit log still has the fact."""
+async def remember(
+    deps: Deps, request: Request, text: str, *, user_id: str, kind: NoteKind = "action"
+) -> None:
+    """`text` as a note of the request's incident, written as `user_id`: requests and refusals
+    are `action` notes, decisions and outcomes `decision` notes (the daily digest lists those).
+    A note that cannot be written (no incident, a guest) is skipped: the audit log has it."""
     if request.incident_id is None:
         return
     try:
@@ -62,7 +66,7 @@ async def remember(deps: Deps, request: Request, text: str, *, user_id: str) -> 
             deps.users, deps.channels, team_id=request.team_id, user_id=user_id,
             channel_id=request.channel_id, scope="channel",
         )  # fmt: skip
-        await deps.notes.save(ctx, text, "action", incident=request.incident_id)
+        await deps.notes.save(ctx, text, kind, incident=request.incident_id)
     except (OpsmemoryError, SlackApiError) as exc:
         log.info("guarded_note_skipped", extra={"error_type": type(exc).__name__})
 
@@ -85,7 +89,7 @@ async def remember_outcome(deps: Deps, done: Request) -> None:
     if done.state in ("succeeded", "failed", "unknown"):
         dry = " (dry run)" if done.dry_run else ""
         await remember(deps, done, f"Guarded {describe(done)} {done.state}{dry}: {done.outcome}",
-                       user_id=done.requester_user)  # fmt: skip
+                       user_id=done.requester_user, kind="decision")  # fmt: skip
 
 
 async def _render(deps: Deps, request: Request) -> tuple[str, list[render.Block]]:
@@ -102,7 +106,7 @@ async def recover(deps: Deps, client: AsyncWebClient) -> None:
     for request in interrupted:
         await refresh(deps, client, request.id)
         await remember(deps, request, f"Guarded {describe(request)} unknown: {request.outcome}",
-                       user_id=request.requester_user)  # fmt: skip
+                       user_id=request.requester_user, kind="decision")  # fmt: skip
     for request in executed:
         await refresh(deps, client, request.id)
         await remember_outcome(deps, request)

@@ -173,7 +173,7 @@ async def decide(
         await thread.refresh(deps, client, request.id)
     await thread.remember(
         deps, request, f"<@{context.user_id}> {verdict} {thread.describe(request)}.",
-        user_id=context.user_id,
+        user_id=context.user_id, kind="decision",
     )  # fmt: skip
     if result.run:
         await thread.remember_outcome(deps, await deps.guarded.get(request.id))

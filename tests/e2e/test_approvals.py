@@ -191,7 +191,7 @@ async def test_an_approved_action_executes_once_signed_and_is_shown_and_remember
 
     async def action_notes() -> list[str]:
         rows = await bot.deps.db.fetchall(
-            "SELECT text FROM memory_notes WHERE kind = 'action' ORDER BY id"
+            "SELECT text FROM memory_notes WHERE kind IN ('action', 'decision') ORDER BY id"
         )
         return [r[0] for r in rows]
 
@@ -210,7 +210,7 @@ async def test_an_approved_action_executes_once_signed_and_is_shown_and_remember
         await eventually_async(action_notes, lambda notes: any("succeeded" in n for n in notes))
         await d.command(INCIDENT, ALICE, "recall rollback checkout")
         recalled = await eventually(
-            lambda: [e.text for e in slack.workspace.ephemerals_for(ALICE) if "[action]" in e.text]
+            lambda: [e.text for e in slack.workspace.ephemerals_for(ALICE) if "succeeded" in e.text]
         )
     assert "already closed (succeeded)" in told[-1].text
     assert len(receiver.calls) == 1 and receiver.rejected == 0
@@ -224,6 +224,11 @@ async def test_an_approved_action_executes_once_signed_and_is_shown_and_remember
     texts = " | ".join(await action_notes())
     assert "requested action #1 `rollback`" in texts and "succeeded" in texts
     assert "succeeded" in recalled[0]
+    digest = await bot.deps.episodes.digest(
+        slack.workspace.team_id, datetime.now(UTC) - timedelta(hours=1)
+    )
+    said = " ".join(x.text for x in digest.decisions)
+    assert "<@U0BOSS> approved action #1 `rollback`" in said and "succeeded" in said
 
 
 async def test_two_approvals_are_needed_for_a_high_risk_action_one_via_a_user_group(
