@@ -210,6 +210,7 @@ async def _build_deps(
             redactor,
             webhook_secret=secret.get_secret_value() if secret else None,
             session=session,
+            incidents=incidents,
             clock=clock,
         ),
         feedback=Feedback(db, clock),

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     import aiohttp
 
     from bot.guarded.approvers import ApproverDirectory
+    from memory.incidents import Incidents
     from memory.redaction.redactor import Redactor
     from memory.store.db import Database, Row, Tx
 
@@ -172,11 +173,12 @@ class GuardedActions:
         *,
         webhook_secret: str | None = None,
         session: aiohttp.ClientSession | None = None,
+        incidents: Incidents | None = None,
         clock: Clock = utc_now,
     ) -> None:
         self._db, self.catalogue, self._approvers = db, catalogue, approvers
         self._redactor, self._secret, self._session = redactor, webhook_secret, session
-        self._clock = clock
+        self._incidents, self._clock = incidents, clock
 
     async def get(self, request_id: int) -> Request:
         row = await store.get_request(self._db, request_id)
@@ -426,6 +428,10 @@ class GuardedActions:
         still = [d for d in approvers if d.approver_user in allowed]
         if len(still) < request.approvals_needed:
             return "an approver is no longer allowed to approve it"
+        if self._incidents is not None and request.incident_id and not action.allow_when_resolved:
+            incident = await self._incidents.get(request.team_id, request.incident_id)
+            if incident.status == "resolved":
+                return f"{incident.id} was resolved after the request"
         return None
 
     async def _audit_request(

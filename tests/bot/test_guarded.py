@@ -323,3 +323,30 @@ async def test_opsmemory_audit_filters_and_prints_json_lines(
     assert "refused" in table.stdout and "T1/U0BOB" in table.stdout
     bad = _opsmemory("audit", "--since", "yesterday", env=env, cwd=tmp_path)
     assert bad.returncode == 1 and "is neither a date" in bad.stderr
+
+
+async def test_an_incident_resolved_after_the_request_stops_the_run(
+    db: Database, redactor: Redactor, clock: FakeClock, tmp_path: Path, counter: Path
+) -> None:
+    from memory.incidents import Incidents
+    from tests.memory.contexts import ctx
+
+    incidents = Incidents(db, clock, redactor=redactor)
+    inc = await incidents.open(ctx("C1"), title="checkout slow", channel_id="C1")
+    g = GuardedActions(db, write_catalogue(tmp_path, counter),
+                       ApproverDirectory(None, frozenset({BOSS})), redactor,
+                       incidents=incidents, clock=clock)  # fmt: skip
+    action, params = parse_run("restart service=checkout replicas=2", g.catalogue)
+    req, _ = await g.request(
+        action=action, params=params, team_id="T1", channel_id="C1", thread_ts=None,
+        incident_id=inc.id, incident_resolved=False, click_id="t", subject_id="T1/U0ALICE",
+        user_id=ALICE, source="/incident run",
+    )  # fmt: skip
+    assert (await approve(g, req.id)).run
+    await incidents.set_status("T1", inc.id, "resolved")
+    done = await g.execute(req.id)
+    assert (done.state, done.outcome) == (
+        "failed",
+        f"not run: {inc.id} was resolved after the request",
+    )
+    assert runs(counter) == 0
