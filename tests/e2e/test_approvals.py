@@ -23,6 +23,7 @@ from tests.e2e.workspace import (
     ALICE,
     BOB,
     BOSS,
+    GUEST,
     INCIDENT,
     SECRET,
     eventually,
@@ -500,4 +501,14 @@ async def test_a_suggestion_appears_only_where_a_cited_runbook_names_the_action(
     assert told.startswith("runbook checkout-latency › Mitigation proposes `rollback`")
     assert "/incident run rollback service=<checkout | payments> version=<matching" in told
     assert request_messages(slack) == [] and receiver.calls == []
+    assert await bot.deps.db.fetchall("SELECT id FROM guarded_requests") == []
+
+
+async def test_a_guest_cannot_request_a_production_change(
+    guarded_bot: Callable[..., Any], slack: FakeSlack
+) -> None:
+    bot = await guarded_bot()
+    async with SlackDriver(events_url(bot), SECRET, slack) as d:
+        r = await d.command(INCIDENT, GUEST, "run rollback service=checkout version=v1.4.2")
+    assert "Guests and people from other organisations" in json.loads(r.body)["text"]
     assert await bot.deps.db.fetchall("SELECT id FROM guarded_requests") == []
