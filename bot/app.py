@@ -23,10 +23,12 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.answer import messages
-from bot.answer.compose import Answering
-from bot.approvals import Approvals
+from bot.answer.compose import Answering, AnsweringConfig
 from bot.deps import Deps
 from bot.directory import ChannelDirectory, HomeTeam, Memberships, user_directory
+from bot.guarded.approvers import ApproverDirectory
+from bot.guarded.catalogue import Catalogue, load_catalogue
+from bot.guarded.requests import GuardedActions
 from bot.listeners import actions, commands, home, membership, mentions, shortcuts
 from bot.listeners import messages as message_events
 from bot.listeners.commands import UsageError
@@ -34,7 +36,7 @@ from bot.metrics import Metrics
 from bot.pacing import ChannelPacer
 from bot.preflight import check_start
 from bot.runtime import Runtime
-from bot.settings import Settings
+from bot.settings import Settings, SettingsError
 from bot.state.dedupe import Dedupe
 from bot.state.feedback import Feedback
 from bot.state.saves import SourceSaves
@@ -65,6 +67,7 @@ def _trace(metrics: Metrics) -> aiohttp.TraceConfig:
 async def build_app(settings: Settings, *, clock: Clock = utc_now) -> Runtime:
     """Open the database, build the domain and the Bolt app; nothing is served yet."""
     await check_start(settings)  # SettingsError (exit 2) before anything is opened
+    catalogue = load_actions(settings)  # likewise for an invalid action catalogue
     metrics = Metrics()
     session = aiohttp.ClientSession(trace_configs=[_trace(metrics)])
     token = settings.slack_bot_token.get_secret_value() if settings.slack_bot_token else None
@@ -88,7 +91,7 @@ async def build_app(settings: Settings, *, clock: Clock = utc_now) -> Runtime:
         process_before_response=False,
         logger=_bolt_logger(),
     )
-    deps = await _build_deps(settings, client, metrics, clock)
+    deps = await _build_deps(settings, client, metrics, clock, catalogue, session)
     _install_exactly_once(app, deps)
     _install_error_handler(app, deps)
     for module in (mentions, message_events, commands, actions, shortcuts, home, membership):
@@ -97,8 +100,29 @@ async def build_app(settings: Settings, *, clock: Clock = utc_now) -> Runtime:
     return Runtime(settings=settings, app=app, deps=deps, session=session)
 
 
+def load_actions(settings: Settings) -> Catalogue:
+    """The action catalogue OPSMEMORY_ACTIONS_FILE names (none: no actions), validated."""
+    if settings.actions_file is None:
+        return Catalogue.empty()
+    catalogue = load_catalogue(settings.actions_file)
+    if catalogue.uses_webhooks() and settings.actions_webhook_secret is None:
+        raise SettingsError(
+            [
+                f"OPSMEMORY_ACTIONS_WEBHOOK_SECRET is not set, and {settings.actions_file} has "
+                "webhook actions with dry_run: false; set it to the secret the receiver checks "
+                "signatures with."
+            ]
+        )
+    return catalogue
+
+
 async def _build_deps(
-    settings: Settings, client: AsyncWebClient, metrics: Metrics, clock: Clock
+    settings: Settings,
+    client: AsyncWebClient,
+    metrics: Metrics,
+    clock: Clock,
+    catalogue: Catalogue,
+    session: aiohttp.ClientSession,
 ) -> Deps:
     import knowledge
     import skills as skills_pkg
@@ -149,6 +173,7 @@ async def _build_deps(
         )
         generator = Generator(chat, TokenLedger(db, cap=settings.thread_token_cap, clock=clock))
     home = HomeTeam()  # learned from auth.test at start-up (Runtime.warm_up)
+    secret = settings.actions_webhook_secret
     return Deps(
         settings=settings,
         db=db,
@@ -176,9 +201,19 @@ async def _build_deps(
             skills=skill_index,
             profiles=profiles,
             episodes=episodes,
+            config=AnsweringConfig(actions=catalogue.vocabulary()),
         ),
         generator=generator,
-        approvals=Approvals(db, settings.approver_ids, clock),
+        guarded=GuardedActions(
+            db,
+            catalogue,
+            ApproverDirectory(client, settings.approver_ids),
+            redactor,
+            webhook_secret=secret.get_secret_value() if secret else None,
+            session=session,
+            incidents=incidents,
+            clock=clock,
+        ),
         feedback=Feedback(db, clock),
         saves=SourceSaves(db, clock),
     )

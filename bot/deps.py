@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from bot.answer.compose import Answering
     from bot.answer.llm import Generator
-    from bot.approvals import Approvals
     from bot.directory import ChannelDirectory, HomeTeam, Memberships
+    from bot.guarded.requests import GuardedActions
     from bot.metrics import Metrics
     from bot.pacing import ChannelPacer
     from bot.settings import Settings
@@ -58,6 +58,6 @@ class Deps:
     skills: SkillIndex | None
     answering: Answering
     generator: Generator | None
-    approvals: Approvals
+    guarded: GuardedActions
     feedback: Feedback
     saves: SourceSaves

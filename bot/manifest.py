@@ -14,5 +14,6 @@ BOT_SCOPES: tuple[str, ...] = (
     "groups:read",
     "im:write",
     "reactions:write",
+    "usergroups:read",
     "users:read",
 )

@@ -65,6 +65,9 @@ class Runtime:
         await deps.notes.apply_pending_context()  # what a stop or crash left pending
         if deps.knowledge is not None:
             await deps.knowledge.ensure_index()
+        from bot.guarded.thread import recover
+
+        await recover(deps, self.app.client)  # interrupted executions: reported, never re-run
 
     async def start_http(
         self, *, host: str | None = None, port: int | None = None, slack_events: bool = True

@@ -98,6 +98,8 @@ class Settings(BaseSettings):
     digest_time: str = "09:00"
     timezone: str = "UTC"
     approvers: str = ""
+    actions_file: Path | None = None
+    actions_webhook_secret: SecretStr | None = None
 
     @field_validator("slack_bot_token")
     @classmethod

@@ -26,16 +26,13 @@ if TYPE_CHECKING:
     from skills.loader import SkillIndex
 
 SourceKind = Literal["runbook", "incident", "mine", "episode", "skill"]
-ActionKind = Literal["rollback", "scale_out", "restart"]
 T = TypeVar("T")
 
-# A runbook or skill that suggests one of these gets a *proposal* button; the words only pick
-# which fixed kind to propose, they can never approve or run anything (issue 5, approvals).
-_ACTION_WORDS: dict[ActionKind, re.Pattern[str]] = {
-    "rollback": re.compile(r"\broll(?:ing)?[ -]?back\b", re.I),
-    "scale_out": re.compile(r"\bscale[ -]?(?:out|up)\b|\bincrease (?:the )?replicas\b", re.I),
-    "restart": re.compile(r"\brestart\b", re.I),
-}
+
+def _phrase(text: str) -> re.Pattern[str]:
+    """A catalogue phrase as a whole-word, case-blind pattern ("roll back" ~ "roll-back")."""
+    words = [re.escape(w) for w in re.split(r"[\s_-]+", text.strip()) if w]
+    return re.compile(r"\b" + r"[\s_-]?".join(words) + r"\b", re.I)
 
 
 def estimate_tokens(text: str) -> int:
@@ -80,8 +77,12 @@ class SimilarIncident:
 
 @dataclass(frozen=True)
 class ProposedAction:
-    kind: ActionKind
-    source_label: str  # e.g. "rollback-deploy › Steps" (a slug/heading, never free text)
+    """A catalogue action that a cited runbook section or a cited skill names (the button only
+    explains how to request it; nothing is filled in or requested from retrieved text)."""
+
+    kind: str  # the catalogue action's name
+    title: str
+    source_label: str  # e.g. "runbook rollback-deploy › Steps" (a slug/heading, never free text)
 
 
 @dataclass(frozen=True)
@@ -107,6 +108,8 @@ class AnsweringConfig:
     runbook_hits: int = 3
     memories: int = 6
     skills: int = 2
+    # (name, title, phrases that name it) per catalogue action, from the catalogue itself.
+    actions: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
 
 
 class Answering:
@@ -141,7 +144,8 @@ class Answering:
         personal = [s for s in candidates if s.kind == "mine"]
         public = [s for s in candidates if s.kind != "mine"]
         sources = _budget(public, self.config.context_tokens)
-        actions = _proposals(sources, [s.body for s in skills])
+        bodies = {f"skill {s.name}": s.body for s in skills}
+        actions = _proposals(sources, bodies, self.config.actions)
         runbooks = [s for s in sources if s.kind == "runbook"]
         summary = _summary(runbooks, [s for s in sources if s.kind == "incident"])
         own = _budget(personal, self.config.context_tokens // 3, prefix="Y")
@@ -262,14 +266,25 @@ def _budget(candidates: list[Source], budget: int, *, prefix: str = "S") -> list
     return kept
 
 
-def _proposals(sources: list[Source], skill_bodies: list[str]) -> list[ProposedAction]:
+def _proposals(
+    sources: list[Source],
+    skill_bodies: dict[str, str],
+    vocabulary: tuple[tuple[str, str, tuple[str, ...]], ...],
+) -> list[ProposedAction]:
+    """Catalogue actions named by a cited runbook section or a cited matching skill. None on an
+    answer without a cited runbook (abstained or memory-only): memory never proposes."""
+    if not vocabulary or not any(s.kind == "runbook" for s in sources):
+        return []
+    texts = [(f"runbook {s.label}", s.text) for s in sources if s.kind == "runbook"]
+    texts += [(s.label, skill_bodies[s.label]) for s in sources if s.label in skill_bodies]
     out: list[ProposedAction] = []
-    texts = [(s.label, s.text) for s in sources if s.kind == "runbook"]
-    texts += [("skill", body) for body in skill_bodies]
-    for label, text in texts:
-        for kind, pattern in _ACTION_WORDS.items():
-            if pattern.search(text) and all(a.kind != kind for a in out):
-                out.append(ProposedAction(kind, label if label != "skill" else "a matching skill"))
+    for name, title, phrases in vocabulary:
+        patterns = [_phrase(p) for p in phrases]
+        where = next(
+            (label for label, text in texts if any(p.search(text) for p in patterns)), None
+        )
+        if where is not None:
+            out.append(ProposedAction(name, title, where))
     return out
 
 

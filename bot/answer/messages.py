@@ -8,6 +8,7 @@ USAGE = """Usage: `/incident <subcommand> [arguments]`
 • `recall <question>` what memory says (only you see it)
 • `status [open|mitigated|resolved]` show or set this incident's status
 • `runbook <slug or words>` look up a runbook section
+• `run <action> key=value …` request a catalogue action; approvers decide it in the channel
 • `remember <fact about you>` · `forget <item id>` · `whoami` your own memory
 • `help` this message"""
 
@@ -43,15 +44,6 @@ STATUS = "{id} is {status} (opened {opened})."
 RUNBOOK_NOT_FOUND = "No runbook matches that; try other words or a slug like `pod-crashloop`."
 SAVE_MODAL_TITLE = "Save to incident memory"
 EXPORT_PART = "Your opsmemory export, part {part} of {parts} (JSON; join the parts in order)."
-APPROVAL_REQUESTED = "<@{user}> asks to {action} (suggested by {source}). An approver must approve."
-APPROVED = "<@{user}> approved: {action}. Run it from your deploy tooling now."
-REJECTED = "<@{user}> rejected: {action}."
-APPROVAL_REFUSED = (
-    "Only the approvers listed in OPSMEMORY_APPROVERS can approve production changes; "
-    "ask one of them."
-)
-APPROVAL_ALREADY_DECIDED = "This request was already {status}."
-ACTION_NAMES = {"rollback": "roll back", "scale_out": "scale out", "restart": "restart"}
 
 
 def internal_error(ref: str) -> str:
@@ -74,3 +66,61 @@ def missing_credentials(missing: list[str]) -> str:
         "(see manifest.yml), or try the bot locally without Slack: `opsmemory sandbox` "
         "opens a local Slack-like page in your browser."
     )
+
+
+# Guarded actions (issue 17).
+GUARDED_UNKNOWN_REQUEST = (
+    "That action request does not exist here; request it again with `/incident run`."
+)
+GUARDED_UNBALANCED_QUOTES = (
+    'A quote in the parameters is not closed; write values like `reason="bad deploy"`.'
+)
+GUARDED_NAME_AN_ACTION = (
+    "Name the action to run: `/incident run <action> key=value …`. Actions: {names}."
+)
+GUARDED_UNKNOWN_ACTION = "`{name}` is not in the action catalogue. Actions: {names}."
+GUARDED_NOT_KEY_VALUE = "`{word}` is not `key=value`. Usage: `{usage}`"
+GUARDED_UNKNOWN_PARAM = "`{key}` is not a parameter of this action. Usage: `{usage}`"
+GUARDED_BAD_VALUE = "`{key}` {problem}. Usage: `{usage}`"
+GUARDED_MISSING_PARAMS = "Missing {keys}; nothing is filled in for you. Usage: `{usage}`"
+GUARDED_SECRET_PARAM = (
+    "The value of `{key}` looks like a secret or personal data, which requests never store; "
+    "nothing was requested."
+)
+GUARDED_INCIDENT_RESOLVED = (
+    "This incident is resolved, and `{action}` may not run on a resolved incident; "
+    "reopen it with `/incident status open` first. Nothing was requested."
+)
+GUARDED_NEVER_APPROVABLE = (
+    "`{action}` needs {needed} approval(s) from someone other than you, and only {eligible} "
+    "other approver(s) exist, so this request could never be approved. Nothing was requested; "
+    "ask an admin to add approvers in the action catalogue."
+)
+GUARDED_NOT_APPROVER = (
+    "You cannot {verb} `{action}`: only its approvers can decide it ({who}). Nothing changed."
+)
+GUARDED_OWN_REQUEST = (
+    "You requested this action, so someone else on its approver list must approve it. "
+    "You may still deny it."
+)
+GUARDED_ALREADY_DECIDED = "You already decided this request; nothing changed."
+GUARDED_CLOSED = "This request is already closed ({state}); nothing changed."
+GUARDED_EXPIRED = "This request expired at {at} and can no longer be decided; request it again."
+GUARDED_INTERRUPTED = (
+    "opsmemory restarted while this ran, so the outcome is unknown; it will not be re-run. "
+    "Check the target before requesting it again."
+)
+GUARDED_DUPLICATE_REQUEST = (
+    "This request was already made (request #{id}); nothing new was requested."
+)
+GUARDED_NO_CATALOGUE = (
+    "No actions are configured: set OPSMEMORY_ACTIONS_FILE to an action catalogue "
+    "(see actions.example.yml)."
+)
+GUARDED_REQUESTED_EPHEMERAL = (
+    "Requested #{id}: `{action}`; its approvers decide it on the message just posted here."
+)
+GUARDED_SUGGESTION = (
+    "{source} proposes `{action}`: {description}. Nothing is filled in for you; to request it, "
+    "run it here with every value filled in:\n`{usage}`"
+)

@@ -144,10 +144,17 @@ def answer(a: Answer, *, link: str | None = None) -> list[Block]:
         button("Not helpful", "not_helpful", "not_helpful"),
     ]
     buttons += [
-        button(f"Propose: {messages.ACTION_NAMES[p.kind]}", "propose_action", p.kind)
+        button(
+            f"Propose: {p.title}",
+            "propose_action",
+            json.dumps({"action": p.kind, "source": p.source_label}),
+        )
         for p in a.actions
     ]
     blocks.append({"type": "actions", "block_id": "answer_actions", "elements": buttons})
+    if a.actions:
+        named = "; ".join(f"{p.title} is named by {p.source_label}" for p in a.actions)
+        blocks.append(context(f"Proposals: {named}. Proposing asks you for every parameter."))
     origin = "generated from the sources above" if a.generated else "cited, no model used"
     blocks.append(context(f"opsmemory · {origin}"))
     return fit(blocks, link=link)
@@ -165,22 +172,6 @@ def personal_addendum(a: Answer) -> list[Block]:
 
 def plain(text: str) -> list[Block]:
     return [section(text)]
-
-
-def approval_request(approval_id: int, text: str) -> list[Block]:
-    """Approve/Reject buttons: the only way a production change can be approved."""
-    value = str(approval_id)
-    return [
-        section(text),
-        {
-            "type": "actions",
-            "block_id": "approval",
-            "elements": [
-                button("Approve", "approve_action", value, style="primary"),
-                button("Reject", "reject_action", value, style="danger"),
-            ],
-        },
-    ]
 
 
 def save_modal(text: str, *, channel_id: str, message_ts: str) -> dict[str, Any]:
@@ -299,3 +290,70 @@ def export_messages(dump: str) -> list[list[Block]]:
         [context(messages.EXPORT_PART.format(part=n, parts=len(groups))), *group]
         for n, group in enumerate(groups, 1)
     ]
+
+
+_STATE_LINES = {
+    "requested": "Waiting for approval",
+    "approved": "Approved; running now",
+    "denied": "Denied by {deniers}; it will not run",
+    "expired": "Expired unapproved; it will not run",
+    "executing": "Running now",
+    "succeeded": "Succeeded",
+    "failed": "Failed",
+    "unknown": "Outcome unknown",
+}
+
+
+def guarded_request(
+    request: Any, action: Any, decisions: Sequence[Any], approvers: frozenset[str]
+) -> tuple[str, list[Block]]:
+    """A guarded action request as the thread shows it, updated in place as it moves: the
+    action, every parameter, requester, risk, approvals, expiry, state and outcome. Approve
+    and Deny buttons only while it can still be decided."""
+    esc = escape
+    order = [k for k in action.parameters if k in request.params]  # the catalogue's order
+    order += [k for k in request.params if k not in order]
+    params = "\n".join(f"• {esc(k)}: `{esc(request.params[k])}`" for k in order)
+    approved = [d.approver_user for d in decisions if d.verdict == "approve"]
+    deniers = [d.approver_user for d in decisions if d.verdict == "deny"]
+    who = ", ".join(f"<@{u}>" for u in sorted(approvers)) or "nobody"
+    mode = (
+        "*dry run* (nothing changes; shows what would run)"
+        if request.dry_run
+        else "*runs for real*"
+    )
+    expiry = request.expires_at.strftime("%Y-%m-%d %H:%M UTC")
+    head = f"*Action request #{request.id}: `{esc(request.action)}`* — {esc(action.description)}"
+    facts = (
+        f"Requested by <@{request.requester_user}> ({esc(request.source)}) · risk *{request.risk}*"
+        f" · needs {request.approvals_needed} approval(s) from {who}"
+        + ("" if action.requester_may_approve else ", not the requester")
+        + f" · {mode} · expires {expiry}"
+    )
+    state = _STATE_LINES[request.state].format(deniers=", ".join(f"<@{u}>" for u in deniers))
+    if request.dry_run and request.state == "succeeded":
+        state = "Dry run done; nothing was changed (set `dry_run: false` for it to run)"
+    if request.state == "requested":
+        state += f" ({len(approved)} of {request.approvals_needed} approvals"
+        state += (": " + ", ".join(f"<@{u}>" for u in approved)) if approved else ""
+        state += ")"
+    elif approved:
+        state += " · approved by " + ", ".join(f"<@{u}>" for u in approved)
+    if request.outcome:
+        state += f"\n> {one_line(request.outcome, 500)}"
+    text = f"{head}\n{params or '• no parameters'}\n{facts}"
+    blocks: list[Block] = [section(text), section(f"*State:* {state}")]
+    if request.state == "requested":
+        value = str(request.id)
+        blocks.append(
+            {
+                "type": "actions",
+                "block_id": "guarded_decision",
+                "elements": [
+                    button("Approve", "approve_action", value, style="primary"),
+                    button("Deny", "reject_action", value, style="danger"),
+                ],
+            }
+        )
+    summary = f"Action request #{request.id} ({request.action}): {_STATE_LINES[request.state]}"
+    return summary.format(deniers="an approver"), blocks

@@ -25,6 +25,7 @@ Handler = Callable[[argparse.Namespace, Settings], Coroutine[Any, Any, int]]
 def build_parser() -> argparse.ArgumentParser:
     """The whole command tree; every command and subcommand has --help text."""
     from bot.cli import (
+        audit_cmd,
         doctor,
         knowledge_cmds,
         memory_cmds,
@@ -55,6 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     redact_cmd.add_redact_parser(sub)
     memory_cmds.add_memory_parser(sub)
+    audit_cmd.add_audit_parser(sub)
     doctor.add_doctor_parser(sub)
     return parser
 

@@ -11,6 +11,8 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.answer import messages, render
 from bot.directory import incident_for, requester_for, write_context
+from bot.guarded import thread
+from bot.guarded.requests import Refused, UnknownRequest
 from bot.listeners import bind
 from bot.listeners.home import publish_home
 from bot.state.saves import SourceKey
@@ -152,63 +154,92 @@ async def not_helpful(
     await respond(text=messages.THANKS_FEEDBACK, response_type="ephemeral", replace_original=False)
 
 
-async def propose(
-    ack: Any, body: dict[str, Any], context: Any, client: AsyncWebClient, *, deps: Deps
-) -> None:
-    """An action button on an answer: post an approval request in the thread."""
+async def propose(ack: Any, body: dict[str, Any], respond: Any, *, deps: Deps) -> None:
+    """A suggestion button on an answer: say (only to the clicker) which cited source named the
+    action and how to request it. Nothing is requested or filled in from retrieved text; the
+    person types every parameter in `/incident run`."""
     await ack()
-    channel = body["container"]["channel_id"]
-    message = body.get("message") or {}
-    thread = message.get("thread_ts") or body["container"]["message_ts"]
-    kind = body["actions"][0]["value"]
-    # Proposing a production change is a write: guests and other organisations are refused.
-    ctx = await write_context(
-        deps.users, deps.channels, team_id=context.team_id, user_id=context.user_id,
-        channel_id=channel, scope="channel",
-    )  # fmt: skip
-    approval = await deps.approvals.request(
-        team_id=context.team_id,
-        channel_id=channel,
-        action=kind,
-        requested_by=ctx.author.subject_id,
-    )
-    text = messages.APPROVAL_REQUESTED.format(
-        user=context.user_id,
-        action=messages.ACTION_NAMES[approval.action],
-        source="the runbooks cited above",
-    )
-    await deps.pacer.wait(channel)
-    await client.chat_postMessage(
-        channel=channel,
-        thread_ts=thread,
-        text=text,
-        blocks=render.approval_request(approval.id, text),
-    )
+    try:
+        value = json.loads(body["actions"][0]["value"])
+        name, source = str(value["action"]), str(value["source"])
+    except (ValueError, KeyError, TypeError):
+        name, source = str(body["actions"][0].get("value", "")), "an earlier answer"
+    action = deps.guarded.catalogue.get(name)
+    if action is None:
+        text = messages.GUARDED_UNKNOWN_ACTION.format(
+            name=name[:40],
+            names=", ".join(f"`{n}`" for n in deps.guarded.catalogue.actions) or "none",
+        )
+    else:
+        text = messages.GUARDED_SUGGESTION.format(
+            source=source[:200], action=action.name, description=action.description,
+            usage=action.usage(),
+        )  # fmt: skip
+    await respond(text=text, response_type="ephemeral", replace_original=False)
 
 
 async def decide(
-    ack: Any, body: dict[str, Any], context: Any, respond: Any, *, deps: Deps, approve: bool
+    ack: Any,
+    body: dict[str, Any],
+    context: Any,
+    client: AsyncWebClient,
+    respond: Any,
+    *,
+    deps: Deps,
+    approve: bool,
 ) -> None:
-    """Approve or Reject on an approval request; the request message shows the decision."""
+    """Approve or Deny on a request message: record the decision, update the message in place,
+    remember it in the incident; the click that completes the approvals runs the action."""
     await ack()
     facts = await deps.users.get(context.team_id, context.user_id)
-    approval, decided = await deps.approvals.decide(
-        int(body["actions"][0]["value"]),
-        team_id=context.team_id,
-        user_id=context.user_id,
-        subject_id=facts.subject_id,
-        approve=approve,
-    )
-    if not decided:
-        await respond(
-            text=messages.APPROVAL_ALREADY_DECIDED.format(status=approval.status),
-            response_type="ephemeral",
-            replace_original=False,
+    request_id = _request_id(body)
+    try:
+        result = await deps.guarded.decide(
+            request_id,
+            team_id=context.team_id,
+            user_id=context.user_id,
+            subject_id=facts.subject_id,
+            approve=approve,
         )
+    except Refused as refused:
+        request = await deps.guarded.get(request_id)
+        verb = "approve" if approve else "deny"
+        await thread.remember(
+            deps, request, f"Refused: <@{context.user_id}> tried to {verb} "
+            f"{thread.describe(request)} ({refused.reason}).", user_id=context.user_id,
+        )  # fmt: skip
+        raise
+    request = result.request
+    if result.event in ("closed", "duplicate", "expired"):
+        if result.event == "expired":
+            await thread.refresh(deps, client, request.id)
+            text = messages.GUARDED_EXPIRED.format(
+                at=request.expires_at.strftime("%Y-%m-%d %H:%M UTC")
+            )
+        elif result.event == "duplicate":
+            text = messages.GUARDED_ALREADY_DECIDED
+        else:
+            text = messages.GUARDED_CLOSED.format(state=request.state)
+        await respond(text=text, response_type="ephemeral", replace_original=False)
         return
-    template = messages.APPROVED if approve else messages.REJECTED
-    text = template.format(user=context.user_id, action=messages.ACTION_NAMES[approval.action])
-    await respond(text=text, blocks=render.plain(text), replace_original=True)
+    verdict = "approved" if approve else "denied"
+    if result.run:  # run first: the notes (redaction, embedding) wait until it is running
+        await thread.run_and_report(deps, client, request.id)
+    else:
+        await thread.refresh(deps, client, request.id)
+    await thread.remember(
+        deps, request, f"<@{context.user_id}> {verdict} {thread.describe(request)}.",
+        user_id=context.user_id, kind="decision",
+    )  # fmt: skip
+    if result.run:
+        await thread.remember_outcome(deps, await deps.guarded.get(request.id))
+
+
+def _request_id(body: dict[str, Any]) -> int:
+    value = str(body["actions"][0].get("value", ""))
+    if not value.isdigit():
+        raise UnknownRequest()
+    return int(value)
 
 
 async def delete_item(

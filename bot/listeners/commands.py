@@ -13,9 +13,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from slack_bolt.async_app import AsyncApp
+from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.answer import messages, render
 from bot.directory import incident_for, open_incident, requester_for, write_context
+from bot.guarded import thread
+from bot.guarded.requests import parse_run
 from bot.listeners import bind
 from memory.errors import OpsmemoryError, ValidationError
 from memory.incidents import Incident
@@ -35,13 +38,14 @@ SUBCOMMANDS = (
     "remember",
     "forget",
     "whoami",
+    "run",
     "help",
 )
 NEEDS_TEXT = {"open", "note", "decision", "action", "recall", "runbook", "remember", "forget"}
 SEVERITIES = ("sev1", "sev2", "sev3", "sev4")
 STATUSES = ("open", "mitigated", "resolved")
 NOTE_SUBCOMMANDS = ("note", "decision", "action")
-WRITES = {"open", *NOTE_SUBCOMMANDS, "remember", "forget"}
+WRITES = {"open", *NOTE_SUBCOMMANDS, "remember", "forget", "run"}
 # Slack shows "didn't respond in time" after 3 s; a write confirmed later than this is also
 # confirmed on response_url, so a person who saw the timeout learns the write was stored.
 ACK_BUDGET_S = 2.5
@@ -98,11 +102,16 @@ async def ack_reads_first(ack: Any, body: dict[str, Any], next: Any) -> None:
     await next()
 
 
-async def incident(ack: Any, command: dict[str, Any], respond: Any, *, deps: Deps) -> None:
+async def incident(
+    ack: Any, command: dict[str, Any], respond: Any, client: AsyncWebClient, *, deps: Deps
+) -> None:
     """Run the subcommand; a write's reply is its ack, a read's goes to response_url."""
     started = time.monotonic()
     cmd = parse_incident_command(command.get("text", ""))
-    text, in_channel = await _run(deps, cmd, command)
+    if cmd.sub == "run":
+        text, in_channel = await _run_action(deps, cmd.args, command, client), False
+    else:
+        text, in_channel = await _run(deps, cmd, command)
     response_type = "in_channel" if in_channel else "ephemeral"
     if not is_write(command.get("text", "")):
         await respond(text=text, response_type=response_type)
@@ -177,6 +186,34 @@ async def _run(deps: Deps, cmd: IncidentCommand, c: dict[str, Any]) -> tuple[str
     if cmd.sub == "runbook":
         return await _runbook(deps, cmd.args), False
     return await _personal(deps, cmd, team=team, user=user, channel=channel), False
+
+
+async def _run_action(deps: Deps, args: str, c: dict[str, Any], client: AsyncWebClient) -> str:
+    """`/incident run <action> key=value …`: open a guarded request; its message (with Approve
+    and Deny) goes to the channel, the confirmation to the requester. One request per command
+    invocation (its trigger_id), so a replayed delivery opens nothing new."""
+    if not deps.guarded.catalogue.actions:
+        return messages.GUARDED_NO_CATALOGUE
+    team, user, channel = c["team_id"], c["user_id"], c["channel_id"]
+    action, params = parse_run(args, deps.guarded.catalogue)
+    inc = await _incident_here(deps, team, channel)
+    ctx = await write_context(
+        deps.users, deps.channels, team_id=team, user_id=user, channel_id=channel, scope="channel"
+    )
+    request, created = await deps.guarded.request(
+        action=action, params=params, team_id=team, channel_id=channel, thread_ts=None,
+        incident_id=inc.id, incident_resolved=inc.status == "resolved",
+        click_id=str(c.get("trigger_id") or ""), subject_id=ctx.author.subject_id,
+        user_id=user, source="/incident run",
+    )  # fmt: skip
+    if not created:
+        return messages.GUARDED_DUPLICATE_REQUEST.format(id=request.id)
+    await thread.post(deps, client, request)
+    await thread.remember(
+        deps, request, f"<@{user}> requested {thread.describe(request)} (risk {request.risk}, "
+        f"{request.approvals_needed} approval(s) needed).", user_id=user,
+    )  # fmt: skip
+    return messages.GUARDED_REQUESTED_EPHEMERAL.format(id=request.id, action=action.name)
 
 
 async def _incident_here(deps: Deps, team: str, channel: str) -> Incident:

@@ -163,6 +163,13 @@ def users_info(ws: Workspace, body: Json) -> Json:
     return {"ok": True, "user": user.as_api()}
 
 
+def usergroups_users_list(ws: Workspace, body: Json) -> Json:
+    group = str(body.get("usergroup", ""))
+    if group not in ws.usergroups:
+        return _err("no_such_subteam")
+    return {"ok": True, "users": list(ws.usergroups[group])}
+
+
 def _store_view(ws: Workspace, view: Any, *, view_id: str | None = None) -> Json:
     if not isinstance(view, dict) or "type" not in view:
         return _err("invalid_arguments", "[ERROR] missing required field: type")
@@ -274,6 +281,7 @@ HANDLERS: dict[str, Callable[[Workspace, Json], Json]] = {
     "conversations.members": conversations_members,
     "users.info": users_info,
     "users.conversations": users_conversations,
+    "usergroups.users.list": usergroups_users_list,
     "views.open": views_open,
     "views.push": views_push,
     "views.update": views_update,

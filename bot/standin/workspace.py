@@ -153,6 +153,7 @@ class Workspace:
     # views.open/push/update act on the stack of the user whose click made the trigger.
     triggers: dict[str, str] = field(default_factory=dict)
     modal_stacks: dict[str, list[str]] = field(default_factory=dict)
+    usergroups: dict[str, list[str]] = field(default_factory=dict)  # group id → member ids
     _ts_counter: itertools.count = field(default_factory=lambda: itertools.count(1), repr=False)
     _id_counter: itertools.count = field(default_factory=lambda: itertools.count(1), repr=False)
 

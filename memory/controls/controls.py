@@ -13,6 +13,7 @@ a subject opened stay (they are the team's record).
 from __future__ import annotations
 
 import re
+import secrets
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -26,6 +27,7 @@ from memory.controls.summary import LATEST_NOTES, MemorySummary, summarise_subje
 from memory.errors import InvalidSubjectId, UnknownItem
 from memory.scopes import SCOPES
 from memory.store import forget as store
+from memory.store import guarded as guarded_store
 from memory.store.audit import write_audit
 from memory.threads import pending_threads
 
@@ -115,6 +117,11 @@ class Controls:
             participated = await store.participated_episodes(tx, subject_id)
             await forget.delete_episodes(tx, participated, counts, iso(now))
             counts["memory_subjects"] += await store.delete_subject(tx, subject_id)
+            # Guarded-action audit rows keep the fact (who did what is a record the team keeps)
+            # under a random pseudonym, so nothing links them back to this person.
+            counts["guarded_audit_pseudonymised"] += await guarded_store.pseudonymise_subject(
+                tx, subject_id, f"forgotten-{secrets.token_hex(6)}"
+            )
             team_id = team if team is not None else subject_id.split("/", 1)[0]
             await _receipt_row(
                 tx, "memory.forget_everything", subject_id, team_id, None, counts, now

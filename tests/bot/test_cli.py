@@ -30,6 +30,7 @@ COMMANDS = [
     ["memory", "export"],
     ["memory", "forget"],
     ["doctor"],
+    ["audit"],
 ]
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -43,10 +44,25 @@ def test_every_registered_shortcut_is_declared_and_back() -> None:
     assert registered("shortcut") == declared
 
 
+def _a_request() -> tuple[Any, Any, list[Any], frozenset[str]]:
+    from datetime import UTC, datetime
+    from pathlib import Path
+
+    from bot.guarded.catalogue import load_catalogue
+    from bot.guarded.requests import Request
+
+    action = load_catalogue(Path(__file__).parents[2] / "actions.example.yml").actions["rollback"]
+    now = datetime(2026, 12, 1, tzinfo=UTC)
+    request = Request(1, "T1", "C1", None, "1.2", "inc-1", "rollback", {"service": "checkout"},
+                      "h", "T1/U1", "U1", "/incident run", "high", 2, True, "requested", now,
+                      now, None)  # fmt: skip
+    return request, action, [], frozenset({"U0BOSS"})
+
+
 def test_actions_need_interactivity_and_every_rendered_button_has_a_listener() -> None:
     assert manifest()["settings"]["interactivity"]["is_enabled"] is True
-    rendered = str(render.answer(Answer("s", actions=(ProposedAction("rollback", "x"),))))
-    rendered += str(render.approval_request(1, "t"))
+    rendered = str(render.answer(Answer("s", actions=(ProposedAction("rollback", "r", "x"),))))
+    rendered += str(render.guarded_request(*_a_request()))
     rendered += str(render.home(counts={}, facts=[], notes=[], episodes=[]))
     buttons = set(re.findall(r"'action_id': '([a-z_]+)'", rendered))
     listened = registered("action")

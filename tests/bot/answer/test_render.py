@@ -40,7 +40,7 @@ def test_rendered_answer_passes_slacks_block_validation() -> None:
         "summary " * 1000,
         tuple(Source(f"S{i}", "incident", f"note {i}", "y" * 900) for i in range(1, 40)),
         tuple(SimilarIncident(f"inc-{i}", "t" * 300, "why " * 50) for i in range(30)),
-        (ProposedAction("rollback", "db › Steps"),),
+        (ProposedAction("rollback", "roll back", "runbook db › Steps"),),
         notice="n" * 5000,
     )
     assert block_problems(render.answer(a)) == []
@@ -53,11 +53,14 @@ def test_answer_cites_runbook_sections_as_slug_arrow_section_with_links() -> Non
 
 
 def test_proposed_action_is_only_a_proposal_button() -> None:
-    a = Answer("s", actions=(ProposedAction("rollback", "db › Steps"),))
+    a = Answer("s", actions=(ProposedAction("rollback", "roll back", "runbook db › Steps"),))
     elements = next(b for b in render.answer(a) if b["type"] == "actions")["elements"]
     ids = [e["action_id"] for e in elements]
     assert "propose_action" in ids
     assert "approve_action" not in ids
+    said = str(render.answer(a))
+    assert "Propose: roll back" in said
+    assert "roll back is named by runbook db › Steps" in said  # where it came from, truthfully
 
 
 def test_home_view_fits_the_home_tab_limit() -> None:

@@ -1,0 +1,112 @@
+"""What people see of a guarded action: the request message (posted once, then updated in place
+as the request moves) and the incident-memory notes of each request, decision, refusal and
+outcome (so recall, roll-ups and the digest show them)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING
+
+from slack_sdk.errors import SlackApiError
+
+from bot.answer import render
+from bot.directory import write_context
+from memory.errors import OpsmemoryError
+
+if TYPE_CHECKING:
+    from slack_sdk.web.async_client import AsyncWebClient
+
+    from bot.deps import Deps
+    from bot.guarded.requests import Request
+    from memory.notes.notes import NoteKind
+
+log = logging.getLogger("opsmemory.guarded")
+_locks: dict[int, asyncio.Lock] = {}
+
+
+async def post(deps: Deps, client: AsyncWebClient, request: Request) -> None:
+    """Post the request message (once per request) and remember where it is."""
+    text, blocks = await _render(deps, request)
+    await deps.pacer.wait(request.channel_id)
+    resp = await client.chat_postMessage(
+        channel=request.channel_id, thread_ts=request.thread_ts, text=text, blocks=blocks
+    )
+    await deps.guarded.set_message(request.id, str(resp["ts"]))
+
+
+async def refresh(deps: Deps, client: AsyncWebClient, request_id: int) -> Request:
+    """Update the request message to the request's current state (one update at a time per
+    request, each reading the state just before it, so a late update never shows an old one)."""
+    lock = _locks.setdefault(request_id, asyncio.Lock())
+    async with lock:
+        request = await deps.guarded.get(request_id)
+        if request.message_ts is None:
+            return request
+        text, blocks = await _render(deps, request)
+        try:
+            await client.chat_update(
+                channel=request.channel_id, ts=request.message_ts, text=text, blocks=blocks
+            )
+        except SlackApiError as exc:
+            log.warning("guarded_update_failed", extra={"error": exc.response.get("error")})
+        return request
+
+
+async def remember(
+    deps: Deps, request: Request, text: str, *, user_id: str, kind: NoteKind = "action"
+) -> None:
+    """`text` as a note of the request's incident, written as `user_id`: requests and refusals
+    are `action` notes, decisions and outcomes `decision` notes (the daily digest lists those).
+    A note that cannot be written (no incident, a guest) is skipped: the audit log has it."""
+    if request.incident_id is None:
+        return
+    try:
+        ctx = await write_context(
+            deps.users, deps.channels, team_id=request.team_id, user_id=user_id,
+            channel_id=request.channel_id, scope="channel",
+        )  # fmt: skip
+        await deps.notes.save(ctx, text, kind, incident=request.incident_id)
+    except (OpsmemoryError, SlackApiError) as exc:
+        log.info("guarded_note_skipped", extra={"error_type": type(exc).__name__})
+
+
+def describe(request: Request) -> str:
+    """`rollback` service=checkout version=v1.4.2 (#3)."""
+    params = " ".join(f"{k}={v}" for k, v in request.params.items())
+    return f"action #{request.id} `{request.action}` {params}".rstrip()
+
+
+async def run_and_report(deps: Deps, client: AsyncWebClient, request_id: int) -> Request:
+    """Execute an approved request once and show the outcome in place (the caller remembers
+    it with `remember_outcome`, after the executor has been called)."""
+    done = await deps.guarded.execute(request_id)
+    await refresh(deps, client, request_id)
+    return done
+
+
+async def remember_outcome(deps: Deps, done: Request) -> None:
+    if done.state in ("succeeded", "failed", "unknown"):
+        dry = " (dry run)" if done.dry_run else ""
+        await remember(deps, done, f"Guarded {describe(done)} {done.state}{dry}: {done.outcome}",
+                       user_id=done.requester_user, kind="decision")  # fmt: skip
+
+
+async def _render(deps: Deps, request: Request) -> tuple[str, list[render.Block]]:
+    action = deps.guarded.action_of(request)
+    decisions = await deps.guarded.decisions(request.id)
+    approvers = await deps.guarded.approvers_for(action)
+    return render.guarded_request(request, action, decisions, approvers)
+
+
+async def recover(deps: Deps, client: AsyncWebClient) -> None:
+    """At start: an execution cut off by a crash is shown and remembered as 'unknown' (never
+    re-run); an approved request that never started runs once now, re-checked first."""
+    interrupted, executed = await deps.guarded.recover()
+    for request in interrupted:
+        await refresh(deps, client, request.id)
+        await remember(deps, request, f"Guarded {describe(request)} unknown: {request.outcome}",
+                       user_id=request.requester_user, kind="decision")  # fmt: skip
+    for request in executed:
+        await refresh(deps, client, request.id)
+        await remember_outcome(deps, request)

@@ -1,0 +1,85 @@
+"""guarded_* SQL on its own: the database, not the code, makes a click open one request, an
+approver decide once and a request execute once (compare-and-set on its state; issue 17)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from memory.store import guarded as store
+from memory.store.db import Database
+
+AT = "2026-12-01T12:00:00.000000Z"
+LATER = "2026-12-01T12:30:00.000000Z"
+
+
+def values(click: str = "trigger-1") -> dict[str, object]:
+    return {
+        "team_id": "T1", "channel_id": "C1", "thread_ts": None, "incident_id": "inc-1",
+        "click_id": click, "action": "rollback", "params_json": '{"service": "checkout"}',
+        "params_hash": "h", "requested_by": "T1/U1", "requester_user": "U1",
+        "source": "/incident run", "risk": "medium", "approvals_needed": 1, "dry_run": 0,
+        "created_at": AT, "expires_at": LATER,
+    }  # fmt: skip
+
+
+async def new_request(db: Database, click: str = "trigger-1") -> tuple[int, bool]:
+    async with db.transaction() as tx:
+        return await store.insert_request(tx, values(click))
+
+
+async def test_one_click_id_opens_one_request(db: Database) -> None:
+    first = await new_request(db)
+    again = await new_request(db)
+    other = await new_request(db, "trigger-2")
+    assert first == (1, True) and again == (1, False) and other == (2, True)
+
+
+async def test_an_approver_decides_once(db: Database) -> None:
+    rid, _ = await new_request(db)
+    async with db.transaction() as tx:
+        kw = {"approver": "T1/U2", "approver_user": "U2", "at": AT}
+        assert await store.add_decision(tx, rid, verdict="approve", **kw)
+        assert not await store.add_decision(tx, rid, verdict="deny", **kw)
+    assert [tuple(r) for r in await store.decisions(db, rid)] == [("T1/U2", "U2", "approve", AT)]
+
+
+async def test_of_fifty_concurrent_moves_to_executing_exactly_one_wins(db: Database) -> None:
+    rid, _ = await new_request(db)
+    async with db.transaction() as tx:
+        assert await store.move(tx, rid, from_state="requested", to_state="approved", at=AT)
+
+    async def claim() -> bool:
+        async with db.transaction() as tx:
+            return await store.move(tx, rid, from_state="approved", to_state="executing", at=AT)
+
+    wins = await asyncio.gather(*(claim() for _ in range(50)))
+    assert wins.count(True) == 1
+    row = await store.get_request(db, rid)
+    assert row is not None and row["state"] == "executing" and row["started_at"] == AT
+
+
+async def test_a_finished_request_cannot_be_moved_back(db: Database) -> None:
+    rid, _ = await new_request(db)
+    async with db.transaction() as tx:
+        assert await store.move(tx, rid, from_state="requested", to_state="denied", at=AT)
+        assert not await store.move(tx, rid, from_state="requested", to_state="approved", at=AT)
+        assert not await store.move(tx, rid, from_state="approved", to_state="executing", at=AT)
+    row = await store.get_request(db, rid)
+    assert row is not None and row["state"] == "denied"
+
+
+async def test_forgetting_a_subject_pseudonymises_them_and_keeps_the_facts(db: Database) -> None:
+    rid, _ = await new_request(db)
+    async with db.transaction() as tx:
+        await store.add_decision(tx, rid, approver="T1/U2", approver_user="U2",
+                                 verdict="approve", at=AT)  # fmt: skip
+        for actor in ("T1/U1", "T1/U2"):
+            await store.write_audit(tx, at=AT, team_id="T1", channel_id="C1",
+                                    incident_id="inc-1", request_id=rid, action="rollback",
+                                    event="approved", actor=actor)  # fmt: skip
+        changed = await store.pseudonymise_subject(tx, "T1/U1", "forgotten:abc")
+    assert changed == 2  # one audit row, one request
+    rows = await store.query_audit(db)
+    assert [r["actor"] for r in rows] == ["forgotten:abc", "T1/U2"]
+    row = await store.get_request(db, rid)
+    assert row is not None and (row["requested_by"], row["action"]) == ("forgotten:abc", "rollback")
