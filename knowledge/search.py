@@ -85,6 +85,7 @@ class SectionHit:
     content_hash: str
     snippet: str
     url: str | None
+    heading_path: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -326,7 +327,12 @@ class Knowledge:
             url = f"{self._url}/{slug}.md" + (f"#{row[2]}" if row[2] else "")
         heading = path[-1] if path else "Overview"
         return SectionHit(
-            heading=heading, anchor=row[2], content_hash=row[3], snippet=snippet, url=url
+            heading=heading,
+            anchor=row[2],
+            content_hash=row[3],
+            snippet=snippet,
+            url=url,
+            heading_path=path,
         )
 
 
