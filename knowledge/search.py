@@ -20,6 +20,7 @@ from knowledge.corpus import Corpus, normalise_slug
 from knowledge.errors import IndexBuildFailed, InvalidQuery
 from knowledge.index import Generation, RunbookIndex, provenance_for
 from knowledge.index_text import humanise
+from knowledge.intent import Intent, question_intent, section_kind
 from knowledge.profile import (
     Profile,
     QueryProfile,
@@ -51,6 +52,10 @@ MAX_LIMIT = 10
 MAX_QUERY_CHARS = 4_000
 MAX_SECTIONS = 3
 SNIPPET_CHARS = 300
+#: A cited section's text, lines and code fences kept, so an answer can lead with its commands.
+SECTION_TEXT_CHARS = 1_500
+#: A section shorter than this (after its heading) says nothing on its own: cite another first.
+SUBSTANTIVE_CHARS = 40
 KEYWORD_DEPTH = 60  # candidate rows read from each keyword index
 VECTOR_DEPTH = 60  # nearest chunks read from the vector index
 #: The semantic half embeds the question's first 300 characters: alerts and people state the problem
@@ -86,6 +91,8 @@ class SectionHit:
     snippet: str
     url: str | None
     heading_path: tuple[str, ...] = ()
+    text: str = ""  # the section itself, at most SECTION_TEXT_CHARS, line breaks kept
+    kind: Intent | None = None  # what the section answers (knowledge.intent.section_kind)
 
 
 @dataclass(frozen=True)
@@ -102,6 +109,7 @@ class SearchResult:
     abstained: bool
     confidence: float
     mode: str
+    intent: Intent | None = None  # what the question asks; sections of that kind come first
 
 
 class Knowledge:
@@ -196,8 +204,9 @@ class Knowledge:
         conf = confidence(confidence_features(ranked), self._config, used)
         if not ranked or conf < self._config.abstain_below:
             return SearchResult(hits=[], abstained=True, confidence=conf, mode=used)
-        hits = await self._hits(ranked[:limit])
-        return SearchResult(hits=hits, abstained=False, confidence=conf, mode=used)
+        intent = question_intent(text)
+        hits = await self._hits(ranked[:limit], intent)
+        return SearchResult(hits=hits, abstained=False, confidence=conf, mode=used, intent=intent)
 
     async def rank(
         self, text: str, mode: Mode, gen: Generation, every_signal: bool = False
@@ -294,57 +303,80 @@ class Knowledge:
         )
         return list(chunk_rows), list(doc_rows)
 
-    async def _hits(self, ranked: list[tuple[float, Candidate]]) -> list[RunbookHit]:
-        """Runbook hits with their best sections (keyword and semantic evidence combined),
-        read in one query for all of them."""
-        chosen = [_best_chunks(cand) for _, cand in ranked]
-        bare = [cand.runbook_id for (_, cand), ids in zip(ranked, chosen, strict=True) if not ids]
-        if bare:  # no section matched: cite the runbook's first section
-            first = await store_runbooks.first_chunks(self._db, bare)
-            chosen = [
-                ids or ([first[c.runbook_id]] if c.runbook_id in first else [])
-                for (_, c), ids in zip(ranked, chosen, strict=True)
-            ]
-        wanted = [cid for ids in chosen for cid in ids]
-        by_id = await store_runbooks.chunks_by_id(self._db, wanted) if wanted else {}
+    async def _hits(
+        self, ranked: list[tuple[float, Candidate]], intent: Intent | None
+    ) -> list[RunbookHit]:
+        """Runbook hits with the sections that answer the question (read in one query)."""
+        sections = await store_runbooks.chunks_of(self._db, [c.runbook_id for _, c in ranked])
         return [
             RunbookHit(
                 slug=cand.slug,
                 title=cand.title,
                 score=round(score, 4),
-                sections=[self._section_hit(by_id[c], cand.slug) for c in ids if c in by_id],
+                sections=[
+                    self._section_hit(row, cand.slug)
+                    for row in choose_sections(cand, sections.get(cand.runbook_id, []), intent)
+                ],
             )
-            for (score, cand), ids in zip(ranked, chosen, strict=True)
+            for score, cand in ranked
         ]
 
     def _section_hit(self, row: Row, slug: str) -> SectionHit:
-        path = tuple(json.loads(row[1]))
-        snippet = " ".join(row[4].split())
+        """One citation from a chunk row (id, runbook_id, heading_path, anchor, hash, text, ...)."""
+        path = tuple(json.loads(row[2]))
+        text = row[5]
+        snippet = " ".join(text.split())
         if len(snippet) > SNIPPET_CHARS:
             snippet = snippet[: SNIPPET_CHARS - 1] + "…"
         url = None
         if self._url:
-            url = f"{self._url}/{slug}.md" + (f"#{row[2]}" if row[2] else "")
+            url = f"{self._url}/{slug}.md" + (f"#{row[3]}" if row[3] else "")
         heading = path[-1] if path else "Overview"
         return SectionHit(
             heading=heading,
-            anchor=row[2],
-            content_hash=row[3],
+            anchor=row[3],
+            content_hash=row[4],
             snippet=snippet,
             url=url,
             heading_path=path,
+            text=_bounded(text),
+            kind=section_kind(path, text),
         )
 
 
-def _best_chunks(cand: Candidate) -> list[int]:
-    """Up to MAX_SECTIONS chunk ids, best first: max-normalised BM25 plus cosine per chunk."""
+def choose_sections(cand: Candidate, rows: list[Row], intent: Intent | None) -> list[Row]:
+    """Up to MAX_SECTIONS of a runbook's sections, best first. Sections of the kind the question
+    asks for come first (the top-level one when it has something to say); then relevance, the
+    max-normalised BM25 plus cosine of each section. Empty sections come last; when nothing
+    matched, the runbook's opening sections are cited in document order."""
     kmax = max(cand.chunk_kw.values(), default=0.0) or 1.0
-    best: dict[int, float] = {}
-    for cid, s in cand.chunk_kw.items():
-        best[cid] = best.get(cid, 0.0) + s / kmax
-    for cid, s in cand.chunk_sem.items():
-        best[cid] = best.get(cid, 0.0) + s
-    return sorted(best, key=lambda c: (-best[c], c))[:MAX_SECTIONS]
+
+    def key(row: Row) -> tuple[float, ...]:
+        cid, path, text = row[0], json.loads(row[2]), row[5]
+        substantive = len(text.strip()) >= SUBSTANTIVE_CHARS
+        wanted = intent is not None and section_kind(path, text) == intent
+        relevance = cand.chunk_kw.get(cid, 0.0) / kmax + cand.chunk_sem.get(cid, 0.0)
+        return (
+            -float(bool(text.strip())),
+            -float(wanted),
+            -float(wanted and substantive and len(path) <= 1),
+            -float(substantive),
+            -relevance,
+            row[6],
+        )
+
+    return sorted(rows, key=key)[:MAX_SECTIONS]
+
+
+def _bounded(text: str) -> str:
+    """`text` cut at a line end to at most SECTION_TEXT_CHARS; an open code fence is closed."""
+    if len(text) <= SECTION_TEXT_CHARS:
+        return text
+    cut = text[: SECTION_TEXT_CHARS - 5]
+    cut = cut[: cut.rfind("\n")] if "\n" in cut else cut
+    if cut.count("```") % 2:
+        cut += "\n```"
+    return cut + "\n…"
 
 
 def _merge_semantic(rows: tuple[list, list], cands: dict[int, Candidate]) -> None:
