@@ -10,8 +10,10 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -21,6 +23,7 @@ from knowledge.errors import IndexBuildFailed, InvalidQuery
 from knowledge.index import Generation, RunbookIndex, provenance_for
 from knowledge.index_text import humanise
 from knowledge.intent import Intent, question_intent, section_kind
+from knowledge.names import RunbookNames
 from knowledge.profile import (
     Profile,
     QueryProfile,
@@ -54,6 +57,8 @@ MAX_SECTIONS = 3
 SNIPPET_CHARS = 300
 #: A cited section's text, lines and code fences kept, so an answer can lead with its commands.
 SECTION_TEXT_CHARS = 1_500
+#: Another runbook is worth a "see also" only when it scores at least this share of the top one.
+SEE_ALSO_FLOOR = 0.8
 #: A section shorter than this (after its heading) says nothing on its own: cite another first.
 SUBSTANTIVE_CHARS = 40
 KEYWORD_DEPTH = 60  # candidate rows read from each keyword index
@@ -135,6 +140,7 @@ class Knowledge:
         self._generation: Generation | None = None
         self._profiles: dict[str, Profile] = {}
         self._stats = TermStats(())
+        self._names = RunbookNames(())
 
     @property
     def config(self) -> FusionConfig:
@@ -161,7 +167,9 @@ class Knowledge:
                 except EmbeddingUnavailable:
                     log.warning("runbook_search_keyword_fallback", extra={"reason": "embedder"})
             if not self._profiles or reload:
-                self._profiles, self._stats = await asyncio.to_thread(_profiles, corpus)
+                self._profiles, self._stats, self._names = await asyncio.to_thread(
+                    _profiles, corpus
+                )
             wanted = provenance_for(corpus, self._embedder_if_ready())
             current = await self._index.current()
             if current is not None and current.provenance == wanted:
@@ -191,6 +199,43 @@ class Knowledge:
         rb = chunk_runbook(f.slug, f.text)
         sections = [Section(c.heading_path, c.anchor, c.text, c.content_hash) for c in rb.chunks]
         return Runbook(slug=rb.slug, title=rb.title, sections=sections)
+
+    async def resolve(self, text: str) -> str | None:
+        """The slug `text` names exactly (slug, file name or alert name such as
+        `KubePodCrashLooping`), or None."""
+        if self._generation is None:
+            await self.ensure_index()
+        return self._names.resolve(text)
+
+    async def named_in(self, text: str) -> str | None:
+        """The slug a message names (a slug- or alert-name-shaped word in it), or None."""
+        if self._generation is None:
+            await self.ensure_index()
+        return self._names.named_in(text)
+
+    async def closest_slugs(self, text: str, n: int = 3) -> list[str]:
+        """Up to `n` real slugs closest to `text` (prefix, edit distance, shared words)."""
+        if self._generation is None:
+            await self.ensure_index()
+        return self._names.closest(text, n)
+
+    async def lookup(self, slug: str, question: str = "") -> RunbookHit:
+        """One runbook by slug (through `get_runbook`), its sections linked and ordered for
+        `question` the way search orders them: the kind the question asks for first."""
+        rb = await self.get_runbook(slug)
+        rows = [
+            (i, 0, json.dumps(list(s.heading_path)), s.anchor, s.content_hash, s.text, i)
+            for i, s in enumerate(rb.sections)
+        ]
+        cand = Candidate(0, rb.slug, rb.title)
+        intent = question_intent(question) if question.strip() else None
+        ordered = choose_sections(cand, rows, intent, limit=len(rows))
+        return RunbookHit(
+            slug=rb.slug,
+            title=rb.title,
+            score=1.0,
+            sections=[self._section_hit(r, rb.slug) for r in ordered],
+        )
 
     async def search(self, query: str, *, limit: int = 3, mode: Mode | None = None) -> SearchResult:
         """The best runbooks for `query`, each with its best sections, or an abstention."""
@@ -321,7 +366,7 @@ class Knowledge:
             for score, cand in ranked
         ]
 
-    def _section_hit(self, row: Row, slug: str) -> SectionHit:
+    def _section_hit(self, row: Any, slug: str) -> SectionHit:
         """One citation from a chunk row (id, runbook_id, heading_path, anchor, hash, text, ...)."""
         path = tuple(json.loads(row[2]))
         text = row[5]
@@ -344,14 +389,21 @@ class Knowledge:
         )
 
 
-def choose_sections(cand: Candidate, rows: list[Row], intent: Intent | None) -> list[Row]:
+def see_also(top: RunbookHit, others: Sequence[RunbookHit]) -> list[RunbookHit]:
+    """The other runbooks close enough to the top one to mention (score >= SEE_ALSO_FLOOR of it)."""
+    return [h for h in others if top.score > 0 and h.score >= SEE_ALSO_FLOOR * top.score]
+
+
+def choose_sections(
+    cand: Candidate, rows: Sequence[Any], intent: Intent | None, limit: int = MAX_SECTIONS
+) -> list[Any]:
     """Up to MAX_SECTIONS of a runbook's sections, best first. Sections of the kind the question
     asks for come first (the top-level one when it has something to say); then relevance, the
     max-normalised BM25 plus cosine of each section. Empty sections come last; when nothing
     matched, the runbook's opening sections are cited in document order."""
     kmax = max(cand.chunk_kw.values(), default=0.0) or 1.0
 
-    def key(row: Row) -> tuple[float, ...]:
+    def key(row: Any) -> tuple[float, ...]:
         cid, path, text = row[0], json.loads(row[2]), row[5]
         substantive = len(text.strip()) >= SUBSTANTIVE_CHARS
         wanted = intent is not None and section_kind(path, text) == intent
@@ -365,7 +417,7 @@ def choose_sections(cand: Candidate, rows: list[Row], intent: Intent | None) -> 
             row[6],
         )
 
-    return sorted(rows, key=key)[:MAX_SECTIONS]
+    return sorted(rows, key=key)[:limit]
 
 
 def _bounded(text: str) -> str:
@@ -389,7 +441,10 @@ def _merge_semantic(rows: tuple[list, list], cands: dict[int, Candidate]) -> Non
         cands.setdefault(rid, Candidate(rid, slug, title)).sem_doc = cos
 
 
-def _profiles(corpus: Corpus) -> tuple[dict[str, Profile], TermStats]:
-    """Term profiles of every runbook and the corpus term statistics (CPU work, in a thread)."""
-    profiles = {f.slug: profile(chunk_runbook(f.slug, f.text)) for f in corpus.files.values()}
-    return profiles, TermStats(profiles.values())
+def _profiles(corpus: Corpus) -> tuple[dict[str, Profile], TermStats, RunbookNames]:
+    """Term profiles of every runbook, the corpus term statistics and the names people may type
+    for each runbook (CPU work, in a thread)."""
+    chunked = [chunk_runbook(f.slug, f.text) for f in corpus.files.values()]
+    profiles = {rb.slug: profile(rb) for rb in chunked}
+    names = RunbookNames((rb.slug, rb.title) for rb in chunked)
+    return profiles, TermStats(profiles.values()), names
