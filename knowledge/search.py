@@ -44,6 +44,7 @@ from knowledge.ranking import (
 from knowledge.store import fts
 from knowledge.store import runbooks as store_runbooks
 from knowledge.store import vectors as vector_tables
+from knowledge.wording import Vocabulary, spelled_out
 from memory.embedding.embedder import Embedder
 from memory.errors import EmbeddingUnavailable, InvalidLimit
 from memory.store import Database, Row
@@ -141,6 +142,7 @@ class Knowledge:
         self._profiles: dict[str, Profile] = {}
         self._stats = TermStats(())
         self._names = RunbookNames(())
+        self._vocabulary = Vocabulary(())
 
     @property
     def config(self) -> FusionConfig:
@@ -167,9 +169,12 @@ class Knowledge:
                 except EmbeddingUnavailable:
                     log.warning("runbook_search_keyword_fallback", extra={"reason": "embedder"})
             if not self._profiles or reload:
-                self._profiles, self._stats, self._names = await asyncio.to_thread(
-                    _profiles, corpus
-                )
+                (
+                    self._profiles,
+                    self._stats,
+                    self._names,
+                    self._vocabulary,
+                ) = await asyncio.to_thread(_profiles, corpus)
             wanted = provenance_for(corpus, self._embedder_if_ready())
             current = await self._index.current()
             if current is not None and current.provenance == wanted:
@@ -259,8 +264,9 @@ class Knowledge:
         """(fused ranking, mode actually used, number of query terms); exposed for evaluation.
         Signals the mode's ranking gives no weight are skipped unless `every_signal` (the tuner
         fits every mode's weights from one hybrid run)."""
-        # Every signal reads what the problem is, not what the query says it is not.
-        text = without_exclusions(text)
+        # Every signal reads what the problem is, not what the query says it is not, in the
+        # runbooks' own words (shorthand spelled out, typos corrected).
+        text = self._vocabulary.corrected(spelled_out(without_exclusions(text)))
         terms = identifier_terms(text)
         cands: dict[int, Candidate] = {}
         used: Mode = mode
@@ -441,10 +447,13 @@ def _merge_semantic(rows: tuple[list, list], cands: dict[int, Candidate]) -> Non
         cands.setdefault(rid, Candidate(rid, slug, title)).sem_doc = cos
 
 
-def _profiles(corpus: Corpus) -> tuple[dict[str, Profile], TermStats, RunbookNames]:
-    """Term profiles of every runbook, the corpus term statistics and the names people may type
-    for each runbook (CPU work, in a thread)."""
+def _profiles(
+    corpus: Corpus,
+) -> tuple[dict[str, Profile], TermStats, RunbookNames, Vocabulary]:
+    """Term profiles of every runbook, the corpus term statistics, the names people may type
+    for each runbook and the corpus's words (CPU work, in a thread)."""
     chunked = [chunk_runbook(f.slug, f.text) for f in corpus.files.values()]
     profiles = {rb.slug: profile(rb) for rb in chunked}
     names = RunbookNames((rb.slug, rb.title) for rb in chunked)
-    return profiles, TermStats(profiles.values()), names
+    vocabulary = Vocabulary(f.text for f in corpus.files.values())
+    return profiles, TermStats(profiles.values()), names, vocabulary
