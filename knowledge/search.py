@@ -395,6 +395,17 @@ class Knowledge:
         )
 
 
+#: What a person asking for one kind of section usually needs next, cited after it.
+FOLLOW_UP: dict[Intent, Intent] = {
+    "fix": "diagnose",
+    "diagnose": "fix",
+    "meaning": "impact",
+    "impact": "fix",
+    "escalate": "impact",
+    "verify": "diagnose",
+}
+
+
 def see_also(top: RunbookHit, others: Sequence[RunbookHit]) -> list[RunbookHit]:
     """The other runbooks close enough to the top one to mention (score >= SEE_ALSO_FLOOR of it)."""
     return [h for h in others if top.score > 0 and h.score >= SEE_ALSO_FLOOR * top.score]
@@ -404,7 +415,8 @@ def choose_sections(
     cand: Candidate, rows: Sequence[Any], intent: Intent | None, limit: int = MAX_SECTIONS
 ) -> list[Any]:
     """Up to MAX_SECTIONS of a runbook's sections, best first. Sections of the kind the question
-    asks for come first (the top-level one when it has something to say); then relevance, the
+    asks for come first (the top-level one when it has something to say), then the kind usually
+    needed next (FOLLOW_UP: a fix question next sees the diagnosis); then relevance, the
     max-normalised BM25 plus cosine of each section. Empty sections come last; when nothing
     matched, the runbook's opening sections are cited in document order."""
     kmax = max(cand.chunk_kw.values(), default=0.0) or 1.0
@@ -412,13 +424,16 @@ def choose_sections(
     def key(row: Any) -> tuple[float, ...]:
         cid, path, text = row[0], json.loads(row[2]), row[5]
         substantive = len(text.strip()) >= SUBSTANTIVE_CHARS
-        wanted = intent is not None and section_kind(path, text) == intent
+        kind = section_kind(path, text)
+        wanted = intent is not None and kind == intent
+        next_up = intent is not None and kind == FOLLOW_UP[intent] and len(path) <= 1
         relevance = cand.chunk_kw.get(cid, 0.0) / kmax + cand.chunk_sem.get(cid, 0.0)
         return (
             -float(bool(text.strip())),
             -float(wanted),
             -float(wanted and substantive and len(path) <= 1),
             -float(substantive),
+            -float(next_up),
             -relevance,
             row[6],
         )
