@@ -265,8 +265,11 @@ class Knowledge:
         Signals the mode's ranking gives no weight are skipped unless `every_signal` (the tuner
         fits every mode's weights from one hybrid run)."""
         # Every signal reads what the problem is, not what the query says it is not, in the
-        # runbooks' own words (shorthand spelled out, typos corrected).
-        text = self._vocabulary.corrected(spelled_out(without_exclusions(text)))
+        # runbooks' own words: typos corrected, and a person's question (not a pasted alert,
+        # which already uses the alert's words) has its chat shorthand spelled out.
+        text = self._vocabulary.corrected(without_exclusions(text))
+        if text.rstrip().endswith("?"):
+            text = spelled_out(text)
         terms = identifier_terms(text)
         cands: dict[int, Candidate] = {}
         used: Mode = mode

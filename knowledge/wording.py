@@ -18,23 +18,9 @@ SHORTHAND: tuple[tuple[str, str], ...] = (
     (r"crash[- ]?loop(?:ing|s|ed)?|crashloopbackoff", "crash looping crashloop"),
     (r"oom[- ]?kill(?:ed|s|ing)?|oom", "out of memory killed OOMKilled"),
     (r"pvcs?", "persistent volume claim"),
-    (r"pvs?", "persistent volume"),
     (r"hpas?", "horizontal pod autoscaler"),
-    (
-        r"(?:disk|volume|filesystem|fs|partition) (?:is |got |getting )?full",
-        "filling up out of space",
-    ),
-    (r"(?:out of|no) (?:disk|space)", "filling up out of space"),
-    (r"inodes?", "files inodes"),
-    (r"certs?", "certificate"),
+    (r"(?:disk|volume|filesystem|fs|partition) (?:is |got |getting )?full", "out of space"),
     (r"k8s", "kubernetes"),
-    (r"kube[- ]?api(?:server)?", "kubernetes API server"),
-    (r"apiserver", "API server"),
-    (r"nodes? (?:is |are )?(?:down|not ready|notready)", "node not ready unreachable"),
-    (r"sts|statefulsets?", "stateful set"),
-    (r"throttl(?:ed|ing|es)", "throttling"),
-    (r"alertmgr", "alertmanager"),
-    (r"prom", "prometheus"),
 )
 _SHORTHAND = [(re.compile(rf"\b(?:{pat})\b", re.IGNORECASE), words) for pat, words in SHORTHAND]
 TYPO_MIN_LETTERS = 6
