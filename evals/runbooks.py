@@ -1,8 +1,14 @@
 """Retrieval evaluation: hit@1, hit@3, MRR and abstention AUROC over JSONL query files.
 
-Each line is `{"query": ..., "expected": "<slug>" | null}`. hit@k and MRR are over queries with
-an expected slug; AUROC measures how well the confidence separates those from null-expected
-queries (1.0 = every answerable query is more confident than every unanswerable one).
+Each line is `{"query": ..., "expected": "<slug>" | null}`, optionally with `"section"` (the heading
+that answers it). hit@k and MRR are over queries with an expected slug; AUROC measures how well the
+confidence separates those from null-expected queries (1.0 = every answerable query is more
+confident than every unanswerable one).
+
+What a person sees is measured too, through `Knowledge.search` (abstention included): `shown@1`
+(the top runbook shown is the expected one), `abstained_answerable` (the share of answerable
+queries refused) and, over queries with a `section`, `section@1` / `section@3` (the first / one of
+the first three citations is the expected runbook *and* section; an abstention is a miss).
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ class BadQueriesFile(ValidationError):
 class EvalQuery:
     query: str
     expected: str | None
+    section: str | None = None
 
 
 @dataclass
@@ -47,6 +54,11 @@ class EvalReport:
     index_ms: float
     query_ms_p50: float
     query_ms_p95: float
+    shown1: float = 0.0
+    abstained_answerable: float = 0.0
+    n_sections: int = 0
+    section1: float | None = None
+    section3: float | None = None
     misses: list[dict[str, object]] = field(default_factory=list)
 
     def as_json(self) -> dict[str, object]:
@@ -64,6 +76,13 @@ class EvalReport:
         }
         if self.auroc is not None:
             out["auroc"] = round(self.auroc, 4)
+        if self.n_answerable:
+            out["shown@1"] = round(self.shown1, 4)
+            out["abstained_answerable"] = round(self.abstained_answerable, 4)
+        if self.section1 is not None and self.section3 is not None:
+            out["n_sections"] = self.n_sections
+            out["section@1"] = round(self.section1, 4)
+            out["section@3"] = round(self.section3, 4)
         return out
 
 
@@ -85,7 +104,18 @@ def load_queries(paths: Sequence[Path]) -> list[EvalQuery]:
             expected = record.get("expected")
             if expected is not None and not isinstance(expected, str):
                 raise BadQueriesFile(path, number, '"expected" is neither a slug nor null')
-            out.append(EvalQuery(record["query"], normalise_slug(expected) if expected else None))
+            section = record.get("section")
+            if section is not None and (not isinstance(section, str) or not expected):
+                raise BadQueriesFile(
+                    path, number, '"section" must be a heading, given with an expected slug'
+                )
+            out.append(
+                EvalQuery(
+                    record["query"],
+                    normalise_slug(expected) if expected else None,
+                    section.strip() if section else None,
+                )
+            )
     return out
 
 
@@ -132,6 +162,7 @@ async def evaluate(knowledge: Knowledge, queries: Sequence[EvalQuery], mode: Mod
         rr += 1 / rank if rank else 0.0
         if rank != 1:
             misses.append({"expected": q.expected, "rank": rank, "top": slugs[:3]})
+    shown, sections = await _as_shown(knowledge, queries, mode)
     n_ans = len(pos)
     return EvalReport(
         n=len(queries),
@@ -145,5 +176,58 @@ async def evaluate(knowledge: Knowledge, queries: Sequence[EvalQuery], mode: Mod
         index_ms=index_ms,
         query_ms_p50=_percentile(timings, 50),
         query_ms_p95=_percentile(timings, 95),
-        misses=misses,
+        shown1=shown.hit1,
+        abstained_answerable=shown.abstained,
+        n_sections=len(sections),
+        section1=sum(r <= 1 for r in sections if r) / len(sections) if sections else None,
+        section3=sum(r <= 3 for r in sections if r) / len(sections) if sections else None,
+        misses=misses + shown.misses,
     )
+
+
+@dataclass
+class _Shown:
+    hit1: float = 0.0
+    abstained: float = 0.0
+    misses: list[dict[str, object]] = field(default_factory=list)
+
+
+def section_matches(expected: str, heading_path: Sequence[str], heading: str) -> bool:
+    """Whether a citation is the expected section (or one of its subsections)."""
+    want = " ".join(expected.lower().split())
+    return any(" ".join(h.lower().split()) == want for h in (*heading_path, heading))
+
+
+async def _as_shown(
+    knowledge: Knowledge, queries: Sequence[EvalQuery], mode: Mode
+) -> tuple[_Shown, list[int]]:
+    """What a person sees for every answerable query: (top-runbook and abstention rates, the
+    1-based citation rank of the expected section per sectioned query, 0 when not cited)."""
+    out = _Shown()
+    section_ranks: list[int] = []
+    answerable = [q for q in queries if q.expected is not None]
+    for q in answerable:
+        result = await knowledge.search(q.query, limit=3, mode=mode)
+        top = result.hits[0].slug if result.hits else None
+        out.hit1 += (not result.abstained) and top == q.expected
+        out.abstained += result.abstained
+        cites = [(h.slug, s) for h in result.hits for s in h.sections]
+        if q.section is not None:
+            rank = next(
+                (
+                    i
+                    for i, (slug, s) in enumerate(cites, 1)
+                    if slug == q.expected and section_matches(q.section, s.heading_path, s.heading)
+                ),
+                0,
+            )
+            section_ranks.append(rank)
+            if rank != 1:
+                first = f"{cites[0][0]} › {cites[0][1].heading}" if cites else "abstained"
+                out.misses.append(
+                    {"expected": f"{q.expected} › {q.section}", "rank": rank, "top": [first]}
+                )
+    if answerable:
+        out.hit1 /= len(answerable)
+        out.abstained /= len(answerable)
+    return out, section_ranks

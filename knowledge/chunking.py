@@ -3,7 +3,9 @@
 Each chunk knows its slug, the runbook title, its heading path, a GitHub-style anchor and a content
 hash, so a citation can render as `slug › Section` and link to `<base>/<slug>.md#<anchor>`.
 Text before the first `##` (after the title) is the "overview" chunk; a file with no `##`/`###`
-headings is a single chunk. Headings inside fenced code blocks are ignored.
+headings is a single chunk. An overview that is only a second title line (`# KubePodCrashLooping`
+under front matter) stays indexed, since it names the alert, but search never cites it
+(`knowledge.search.says_something`). Headings inside fenced code blocks are ignored.
 """
 
 from __future__ import annotations

@@ -10,8 +10,11 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -20,6 +23,8 @@ from knowledge.corpus import Corpus, normalise_slug
 from knowledge.errors import IndexBuildFailed, InvalidQuery
 from knowledge.index import Generation, RunbookIndex, provenance_for
 from knowledge.index_text import humanise
+from knowledge.intent import Intent, question_intent, section_kind
+from knowledge.names import RunbookNames
 from knowledge.profile import (
     Profile,
     QueryProfile,
@@ -40,6 +45,7 @@ from knowledge.ranking import (
 from knowledge.store import fts
 from knowledge.store import runbooks as store_runbooks
 from knowledge.store import vectors as vector_tables
+from knowledge.wording import Vocabulary, spelled_out
 from memory.embedding.embedder import Embedder
 from memory.errors import EmbeddingUnavailable, InvalidLimit
 from memory.store import Database, Row
@@ -51,6 +57,12 @@ MAX_LIMIT = 10
 MAX_QUERY_CHARS = 4_000
 MAX_SECTIONS = 3
 SNIPPET_CHARS = 300
+#: A cited section's text, lines and code fences kept, so an answer can lead with its commands.
+SECTION_TEXT_CHARS = 1_500
+#: Another runbook is worth a "see also" only when it scores at least this share of the top one.
+SEE_ALSO_FLOOR = 0.8
+#: A section shorter than this (after its heading) says nothing on its own: cite another first.
+SUBSTANTIVE_CHARS = 40
 KEYWORD_DEPTH = 60  # candidate rows read from each keyword index
 VECTOR_DEPTH = 60  # nearest chunks read from the vector index
 #: The semantic half embeds the question's first 300 characters: alerts and people state the problem
@@ -85,6 +97,9 @@ class SectionHit:
     content_hash: str
     snippet: str
     url: str | None
+    heading_path: tuple[str, ...] = ()
+    text: str = ""  # the section itself, at most SECTION_TEXT_CHARS, line breaks kept
+    kind: Intent | None = None  # what the section answers (knowledge.intent.section_kind)
 
 
 @dataclass(frozen=True)
@@ -101,6 +116,7 @@ class SearchResult:
     abstained: bool
     confidence: float
     mode: str
+    intent: Intent | None = None  # what the question asks; sections of that kind come first
 
 
 class Knowledge:
@@ -126,6 +142,8 @@ class Knowledge:
         self._generation: Generation | None = None
         self._profiles: dict[str, Profile] = {}
         self._stats = TermStats(())
+        self._names = RunbookNames(())
+        self._vocabulary = Vocabulary(())
 
     @property
     def config(self) -> FusionConfig:
@@ -152,7 +170,12 @@ class Knowledge:
                 except EmbeddingUnavailable:
                     log.warning("runbook_search_keyword_fallback", extra={"reason": "embedder"})
             if not self._profiles or reload:
-                self._profiles, self._stats = await asyncio.to_thread(_profiles, corpus)
+                (
+                    self._profiles,
+                    self._stats,
+                    self._names,
+                    self._vocabulary,
+                ) = await asyncio.to_thread(_profiles, corpus)
             wanted = provenance_for(corpus, self._embedder_if_ready())
             current = await self._index.current()
             if current is not None and current.provenance == wanted:
@@ -183,6 +206,43 @@ class Knowledge:
         sections = [Section(c.heading_path, c.anchor, c.text, c.content_hash) for c in rb.chunks]
         return Runbook(slug=rb.slug, title=rb.title, sections=sections)
 
+    async def resolve(self, text: str) -> str | None:
+        """The slug `text` names exactly (slug, file name or alert name such as
+        `KubePodCrashLooping`), or None."""
+        if self._generation is None:
+            await self.ensure_index()
+        return self._names.resolve(text)
+
+    async def named_in(self, text: str) -> str | None:
+        """The slug a message names (a slug- or alert-name-shaped word in it), or None."""
+        if self._generation is None:
+            await self.ensure_index()
+        return self._names.named_in(text)
+
+    async def closest_slugs(self, text: str, n: int = 3) -> list[str]:
+        """Up to `n` real slugs closest to `text` (prefix, edit distance, shared words)."""
+        if self._generation is None:
+            await self.ensure_index()
+        return self._names.closest(text, n)
+
+    async def lookup(self, slug: str, question: str = "") -> RunbookHit:
+        """One runbook by slug (through `get_runbook`), its sections linked and ordered for
+        `question` the way search orders them: the kind the question asks for first."""
+        rb = await self.get_runbook(slug)
+        rows = [
+            (i, 0, json.dumps(list(s.heading_path)), s.anchor, s.content_hash, s.text, i)
+            for i, s in enumerate(rb.sections)
+        ]
+        cand = Candidate(0, rb.slug, rb.title)
+        intent = question_intent(question) if question.strip() else None
+        ordered = choose_sections(cand, rows, intent, limit=len(rows))
+        return RunbookHit(
+            slug=rb.slug,
+            title=rb.title,
+            score=1.0,
+            sections=[self._section_hit(r, rb.slug) for r in ordered],
+        )
+
     async def search(self, query: str, *, limit: int = 3, mode: Mode | None = None) -> SearchResult:
         """The best runbooks for `query`, each with its best sections, or an abstention."""
         if isinstance(limit, bool) or not 1 <= limit <= MAX_LIMIT:
@@ -195,8 +255,9 @@ class Knowledge:
         conf = confidence(confidence_features(ranked), self._config, used)
         if not ranked or conf < self._config.abstain_below:
             return SearchResult(hits=[], abstained=True, confidence=conf, mode=used)
-        hits = await self._hits(ranked[:limit])
-        return SearchResult(hits=hits, abstained=False, confidence=conf, mode=used)
+        intent = question_intent(text)
+        hits = await self._hits(ranked[:limit], intent)
+        return SearchResult(hits=hits, abstained=False, confidence=conf, mode=used, intent=intent)
 
     async def rank(
         self, text: str, mode: Mode, gen: Generation, every_signal: bool = False
@@ -204,8 +265,12 @@ class Knowledge:
         """(fused ranking, mode actually used, number of query terms); exposed for evaluation.
         Signals the mode's ranking gives no weight are skipped unless `every_signal` (the tuner
         fits every mode's weights from one hybrid run)."""
-        # Every signal reads what the problem is, not what the query says it is not.
+        # Every signal reads what the problem is, not what the query says it is not, in the
+        # runbooks' own words: a person's question (not a pasted alert, which already uses the
+        # alert's words) has its typos corrected and its chat shorthand spelled out.
         text = without_exclusions(text)
+        if text.rstrip().endswith("?"):
+            text = spelled_out(self._vocabulary.corrected(text))
         terms = identifier_terms(text)
         cands: dict[int, Candidate] = {}
         used: Mode = mode
@@ -293,52 +358,109 @@ class Knowledge:
         )
         return list(chunk_rows), list(doc_rows)
 
-    async def _hits(self, ranked: list[tuple[float, Candidate]]) -> list[RunbookHit]:
-        """Runbook hits with their best sections (keyword and semantic evidence combined),
-        read in one query for all of them."""
-        chosen = [_best_chunks(cand) for _, cand in ranked]
-        bare = [cand.runbook_id for (_, cand), ids in zip(ranked, chosen, strict=True) if not ids]
-        if bare:  # no section matched: cite the runbook's first section
-            first = await store_runbooks.first_chunks(self._db, bare)
-            chosen = [
-                ids or ([first[c.runbook_id]] if c.runbook_id in first else [])
-                for (_, c), ids in zip(ranked, chosen, strict=True)
-            ]
-        wanted = [cid for ids in chosen for cid in ids]
-        by_id = await store_runbooks.chunks_by_id(self._db, wanted) if wanted else {}
+    async def _hits(
+        self, ranked: list[tuple[float, Candidate]], intent: Intent | None
+    ) -> list[RunbookHit]:
+        """Runbook hits with the sections that answer the question (read in one query)."""
+        sections = await store_runbooks.chunks_of(self._db, [c.runbook_id for _, c in ranked])
         return [
             RunbookHit(
                 slug=cand.slug,
                 title=cand.title,
                 score=round(score, 4),
-                sections=[self._section_hit(by_id[c], cand.slug) for c in ids if c in by_id],
+                sections=[
+                    self._section_hit(row, cand.slug)
+                    for row in choose_sections(cand, sections.get(cand.runbook_id, []), intent)
+                ],
             )
-            for (score, cand), ids in zip(ranked, chosen, strict=True)
+            for score, cand in ranked
         ]
 
-    def _section_hit(self, row: Row, slug: str) -> SectionHit:
-        path = tuple(json.loads(row[1]))
-        snippet = " ".join(row[4].split())
+    def _section_hit(self, row: Any, slug: str) -> SectionHit:
+        """One citation from a chunk row (id, runbook_id, heading_path, anchor, hash, text, ...)."""
+        path = tuple(json.loads(row[2]))
+        text = row[5]
+        snippet = " ".join(text.split())
         if len(snippet) > SNIPPET_CHARS:
             snippet = snippet[: SNIPPET_CHARS - 1] + "…"
         url = None
         if self._url:
-            url = f"{self._url}/{slug}.md" + (f"#{row[2]}" if row[2] else "")
+            url = f"{self._url}/{slug}.md" + (f"#{row[3]}" if row[3] else "")
         heading = path[-1] if path else "Overview"
         return SectionHit(
-            heading=heading, anchor=row[2], content_hash=row[3], snippet=snippet, url=url
+            heading=heading,
+            anchor=row[3],
+            content_hash=row[4],
+            snippet=snippet,
+            url=url,
+            heading_path=path,
+            text=_bounded(text),
+            kind=section_kind(path, text),
         )
 
 
-def _best_chunks(cand: Candidate) -> list[int]:
-    """Up to MAX_SECTIONS chunk ids, best first: max-normalised BM25 plus cosine per chunk."""
+#: What a person asking for one kind of section usually needs next, cited after it.
+FOLLOW_UP: dict[Intent, Intent] = {
+    "fix": "diagnose",
+    "diagnose": "fix",
+    "meaning": "impact",
+    "impact": "fix",
+    "escalate": "impact",
+    "verify": "diagnose",
+}
+
+
+_HEADING_LINE = re.compile(r"^\s*#{1,6}\s.*$", re.MULTILINE)
+
+
+def says_something(text: str) -> bool:
+    """Whether a section has text beyond heading lines (a bare `# Title` is never cited)."""
+    return bool(_HEADING_LINE.sub("", text).strip())
+
+
+def see_also(top: RunbookHit, others: Sequence[RunbookHit]) -> list[RunbookHit]:
+    """The other runbooks close enough to the top one to mention (score >= SEE_ALSO_FLOOR of it)."""
+    return [h for h in others if top.score > 0 and h.score >= SEE_ALSO_FLOOR * top.score]
+
+
+def choose_sections(
+    cand: Candidate, rows: Sequence[Any], intent: Intent | None, limit: int = MAX_SECTIONS
+) -> list[Any]:
+    """Up to MAX_SECTIONS of a runbook's sections, best first. Sections of the kind the question
+    asks for come first (the top-level one when it has something to say), then the kind usually
+    needed next (FOLLOW_UP: a fix question next sees the diagnosis); then relevance, the
+    max-normalised BM25 plus cosine of each section. Empty sections come last; when nothing
+    matched, the runbook's opening sections are cited in document order."""
     kmax = max(cand.chunk_kw.values(), default=0.0) or 1.0
-    best: dict[int, float] = {}
-    for cid, s in cand.chunk_kw.items():
-        best[cid] = best.get(cid, 0.0) + s / kmax
-    for cid, s in cand.chunk_sem.items():
-        best[cid] = best.get(cid, 0.0) + s
-    return sorted(best, key=lambda c: (-best[c], c))[:MAX_SECTIONS]
+
+    def key(row: Any) -> tuple[float, ...]:
+        cid, path, text = row[0], json.loads(row[2]), row[5]
+        substantive = len(text.strip()) >= SUBSTANTIVE_CHARS
+        kind = section_kind(path, text)
+        wanted = intent is not None and kind == intent
+        next_up = intent is not None and kind == FOLLOW_UP[intent] and len(path) <= 1
+        relevance = cand.chunk_kw.get(cid, 0.0) / kmax + cand.chunk_sem.get(cid, 0.0)
+        return (
+            -float(wanted),
+            -float(wanted and substantive and len(path) <= 1),
+            -float(substantive),
+            -float(next_up),
+            -relevance,
+            row[6],
+        )
+
+    return sorted((r for r in rows if says_something(r[5])), key=key)[:limit]
+
+
+def _bounded(text: str) -> str:
+    """`text` cut at a line end to at most SECTION_TEXT_CHARS; an open code fence is closed."""
+    if len(text) <= SECTION_TEXT_CHARS:
+        return text
+    cut = text[: SECTION_TEXT_CHARS - 5]
+    cut = cut[: cut.rfind("\n")] if "\n" in cut else cut
+    if cut.count("```") % 2:
+        cut += "\n```"
+    return cut + "\n…"
 
 
 def _merge_semantic(rows: tuple[list, list], cands: dict[int, Candidate]) -> None:
@@ -351,7 +473,13 @@ def _merge_semantic(rows: tuple[list, list], cands: dict[int, Candidate]) -> Non
         cands.setdefault(rid, Candidate(rid, slug, title)).sem_doc = cos
 
 
-def _profiles(corpus: Corpus) -> tuple[dict[str, Profile], TermStats]:
-    """Term profiles of every runbook and the corpus term statistics (CPU work, in a thread)."""
-    profiles = {f.slug: profile(chunk_runbook(f.slug, f.text)) for f in corpus.files.values()}
-    return profiles, TermStats(profiles.values())
+def _profiles(
+    corpus: Corpus,
+) -> tuple[dict[str, Profile], TermStats, RunbookNames, Vocabulary]:
+    """Term profiles of every runbook, the corpus term statistics, the names people may type
+    for each runbook and the corpus's words (CPU work, in a thread)."""
+    chunked = [chunk_runbook(f.slug, f.text) for f in corpus.files.values()]
+    profiles = {rb.slug: profile(rb) for rb in chunked}
+    names = RunbookNames((rb.slug, rb.title) for rb in chunked)
+    vocabulary = Vocabulary(f.text for f in corpus.files.values())
+    return profiles, TermStats(profiles.values()), names, vocabulary

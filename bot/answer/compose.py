@@ -14,11 +14,13 @@ from collections.abc import Awaitable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
+from bot.answer import runbook_text
+from knowledge.search import see_also
 from memory.errors import EmbeddingUnavailable
 from memory.text import STOP_WORDS
 
 if TYPE_CHECKING:
-    from knowledge.search import Knowledge
+    from knowledge.search import Knowledge, RunbookHit
     from memory.episodes.episodes import Episodes
     from memory.profiles.profiles import Profiles
     from memory.recall.recall import Recall
@@ -33,6 +35,12 @@ def _phrase(text: str) -> re.Pattern[str]:
     """A catalogue phrase as a whole-word, case-blind pattern ("roll back" ~ "roll-back")."""
     words = [re.escape(w) for w in re.split(r"[\s_-]+", text.strip()) if w]
     return re.compile(r"\b" + r"[\s_-]?".join(words) + r"\b", re.I)
+
+
+#: Runbook sections an answer cites at most, and how much of the first one it leads with.
+RUNBOOK_CITATIONS = 3
+LEAD_CHARS = 900
+SEE_ALSO_LABEL = "see also"
 
 
 def estimate_tokens(text: str) -> int:
@@ -217,28 +225,23 @@ class Answering:
         ]
 
     async def _runbooks(self, q: Question) -> list[Source]:
+        """A runbook the question names (slug or alert name) directly; else the search's top
+        runbook, its sections in the order the question asks, and close runbooks as see-also."""
         if self._knowledge is None:
             return []
+        named = await self._knowledge.named_in(q.text)
+        if named is not None:
+            return _runbook_sources(await self._knowledge.lookup(named, q.text), [])
         try:
             result = await self._knowledge.search(q.text, limit=self.config.runbook_hits)
         except EmbeddingUnavailable:
             result = await self._knowledge.search(
                 q.text, limit=self.config.runbook_hits, mode="keyword"
             )
-        if result.abstained:
+        if result.abstained or not result.hits:
             return []
-        return [
-            Source(
-                "",
-                "runbook",
-                f"{hit.slug} › {sec.heading}",
-                sec.snippet,
-                sec.url,
-                ref=f"runbook:{hit.slug}#{sec.anchor}",
-            )
-            for hit in result.hits
-            for sec in hit.sections[:2]
-        ]
+        top, *others = result.hits
+        return _runbook_sources(top, see_also(top, others))
 
     async def _similar(self, q: Question) -> list[SimilarIncident]:
         matches = await self._recall.similar_incidents(q.requester, q.text, limit=3)
@@ -247,6 +250,30 @@ class Answering:
             for m in matches
             if m.incident.id != q.incident_id
         ]
+
+
+def _runbook_sources(top: RunbookHit, others: list[RunbookHit]) -> list[Source]:
+    """At most RUNBOOK_CITATIONS sections: the top runbook's (the first carries its text for the
+    answer to lead with), then one section of each close runbook, labelled "see also"."""
+    room = RUNBOOK_CITATIONS - min(len(others), RUNBOOK_CITATIONS - 1)
+    out = [
+        Source(
+            "",
+            "runbook",
+            f"{top.slug} › {sec.heading}",
+            sec.text[:LEAD_CHARS] if i == 0 and sec.text else sec.snippet,
+            sec.url,
+            ref=f"runbook:{top.slug}#{sec.anchor}",
+        )
+        for i, sec in enumerate(top.sections[:room])
+    ]
+    for hit in others[: RUNBOOK_CITATIONS - len(out)]:
+        if hit.sections:
+            sec = hit.sections[0]
+            label = f"{SEE_ALSO_LABEL} {hit.slug} › {sec.heading}"
+            ref = f"runbook:{hit.slug}#{sec.anchor}"
+            out.append(Source("", "runbook", label, sec.snippet, sec.url, ref=ref))
+    return out
 
 
 async def _none() -> list[Any]:
@@ -294,7 +321,10 @@ def _summary(runbooks: list[Source], memories: list[Source]) -> str:
     parts = []
     if runbooks:
         top = runbooks[0]
-        parts.append(f"Start with *{top.label}* [{top.key}]: {_first_sentence(top.text)}")
+        if top.label.startswith(SEE_ALSO_LABEL):  # the budget dropped the top runbook
+            parts.append(f"See *{top.label}* [{top.key}]: {_first_sentence(top.text)}")
+        else:
+            parts.append(f"*{top.label}* [{top.key}]\n{runbook_text.to_mrkdwn(top.text)}")
     if memories:
         top = memories[0]
         parts.append(f"Memory says [{top.key}]: {_first_sentence(top.text)}")

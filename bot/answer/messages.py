@@ -41,7 +41,6 @@ FORGOT_EVERYTHING = "Forgot everything about you: {counts}."
 NOTHING_REMEMBERED = "I remember nothing about you yet."
 INCIDENT_OPENED = "Opened {id} ({severity}): {title}"
 STATUS = "{id} is {status} (opened {opened})."
-RUNBOOK_NOT_FOUND = "No runbook matches that; try other words or a slug like `pod-crashloop`."
 SAVE_MODAL_TITLE = "Save to incident memory"
 EXPORT_PART = "Your opsmemory export, part {part} of {parts} (JSON; join the parts in order)."
 
@@ -124,3 +123,25 @@ GUARDED_SUGGESTION = (
     "{source} proposes `{action}`: {description}. Nothing is filled in for you; to request it, "
     "run it here with every value filled in:\n`{usage}`"
 )
+
+
+RUNBOOK_MORE_SECTIONS = "Also in this runbook:"
+RUNBOOK_SEE_ALSO = "See also:"
+RUNBOOKS_NONE = (
+    "There are no runbooks to search here; ask your admin to set OPSMEMORY_RUNBOOKS_DIR."
+)
+
+
+def runbook_no_match(query: str, closest: list[str]) -> str:
+    """`query` is shown escaped by the caller; `closest` are real slugs of the corpus."""
+    tail = f", or look one up by slug: {', '.join(f'`{s}`' for s in closest)}" if closest else ""
+    return f"No runbook matches “{query}”. Try other words{tail}."
+
+
+def unknown_runbook(slug: str, closest: list[str], total: int) -> str:
+    if closest:
+        return f"There is no runbook `{slug}`. Did you mean {', '.join(f'`{s}`' for s in closest)}?"
+    return (
+        f"There is no runbook `{slug}` among the {total:,} runbooks; "
+        "`/incident runbook <words>` searches them."
+    )

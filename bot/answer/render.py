@@ -11,10 +11,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from bot.answer import messages
+from bot.answer import messages, runbook_text
 from bot.answer.compose import Answer, Source
+
+if TYPE_CHECKING:
+    from knowledge.search import RunbookHit
 
 Block = dict[str, Any]
 MAX_BLOCKS = 50
@@ -357,3 +360,46 @@ def guarded_request(
         )
     summary = f"Action request #{request.id} ({request.action}): {_STATE_LINES[request.state]}"
     return summary.format(deniers="an approver"), blocks
+
+
+# Runbook replies (issue 15): a section's own Markdown, as Slack mrkdwn, commands kept as code.
+
+
+def runbook_body(text: str, limit: int = runbook_text.BODY_CHARS) -> str:
+    """A runbook section as escaped mrkdwn (see bot.answer.runbook_text)."""
+    return runbook_text.to_mrkdwn(text, escape=escape, limit=limit)
+
+
+def runbook_link(slug: str, heading: str | None, url: str | None) -> str:
+    """`slug › heading`, linked to the section when the corpus has a base URL."""
+    label = escape(f"{slug} › {heading}" if heading else slug)
+    return f"<{url}|{label}>" if url else f"*{label}*"
+
+
+def runbook_reply(hit: RunbookHit, see_also: Sequence[RunbookHit] = ()) -> str:
+    """The `/incident runbook` reply: the best section's content first, the runbook's other
+    sections as links, then other runbooks only as "see also"."""
+    if not hit.sections:
+        return runbook_link(hit.slug, None, None)
+    best, *rest = hit.sections
+    lines = [
+        runbook_link(hit.slug, best.heading, best.url),
+        runbook_body(best.text or best.snippet),
+    ]
+    if rest:
+        links = " · ".join(runbook_link(hit.slug, s.heading, s.url) for s in rest)
+        lines.append(f"{messages.RUNBOOK_MORE_SECTIONS} {links}")
+    if see_also:
+        links = " · ".join(
+            runbook_link(h.slug, h.sections[0].heading if h.sections else None,
+                         h.sections[0].url if h.sections else None)
+            for h in see_also
+        )  # fmt: skip
+        lines.append(f"{messages.RUNBOOK_SEE_ALSO} {links}")
+    return "\n".join(lines)
+
+
+def runbook_words(text: str, limit: int = 120) -> str:
+    """What someone typed, escaped and bounded, for a reply that quotes it."""
+    flat = " ".join(text.split())
+    return escape(flat if len(flat) <= limit else flat[: limit - 1] + "…")

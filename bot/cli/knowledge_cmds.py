@@ -54,7 +54,7 @@ async def run_index(args: argparse.Namespace, settings: Settings) -> int:
 def add_eval_runbooks_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "runbooks",
-        help="Measure runbook retrieval (hit@1, hit@3, MRR, abstention AUROC) on labelled queries.",
+        help="Measure runbook retrieval (hit@1, hit@3, MRR, AUROC, section@k) on labelled queries.",
         description="Evaluate runbook search on JSONL files of {query, expected slug or null}.",
     )
     p.add_argument("--corpus", type=Path, required=True, help="Runbooks directory to search.")
@@ -95,6 +95,16 @@ async def run_eval_runbooks(args: argparse.Namespace, settings: Settings) -> int
     print(f"hit@1={report.hit1:.3f}  hit@3={report.hit3:.3f}  MRR={report.mrr:.3f}")
     if report.auroc is not None:
         print(f"abstention AUROC={report.auroc:.3f}")
+    if report.n_answerable:
+        print(
+            f"as shown: top runbook right {report.shown1:.3f},"
+            f" answerable abstained {report.abstained_answerable:.1%}"
+        )
+    if report.section1 is not None and report.section3 is not None:
+        print(
+            f"section@1={report.section1:.3f}  section@3={report.section3:.3f}"
+            f"  (n={report.n_sections})"
+        )
     print(
         f"index {report.index_ms:.0f} ms; query p50 {report.query_ms_p50:.1f} ms,"
         f" p95 {report.query_ms_p95:.1f} ms"

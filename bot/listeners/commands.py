@@ -20,6 +20,8 @@ from bot.directory import incident_for, open_incident, requester_for, write_cont
 from bot.guarded import thread
 from bot.guarded.requests import parse_run
 from bot.listeners import bind
+from knowledge.names import looks_like_a_name
+from knowledge.search import see_also
 from memory.errors import OpsmemoryError, ValidationError
 from memory.incidents import Incident
 from memory.notes.notes import NoteDraft
@@ -224,18 +226,25 @@ async def _incident_here(deps: Deps, team: str, channel: str) -> Incident:
 
 
 async def _runbook(deps: Deps, query: str) -> str:
+    """A slug or alert name returns that runbook (through `get_runbook`); a slug-shaped word
+    that names none gets the closest real slugs; anything else is searched."""
     if deps.knowledge is None:
-        return messages.RUNBOOK_NOT_FOUND
-    result = await deps.knowledge.search(query, limit=3)
+        return messages.RUNBOOKS_NONE
+    knowledge = deps.knowledge
+    words = query.split()
+    slug = await knowledge.resolve(query) if len(words) == 1 else None
+    if slug is not None:
+        return render.runbook_reply(await knowledge.lookup(slug))
+    if len(words) == 1 and looks_like_a_name(query):
+        closest = await knowledge.closest_slugs(query)
+        total = len((await knowledge.corpus()).slugs)
+        return messages.unknown_runbook(render.runbook_words(query, 80), closest, total)
+    result = await knowledge.search(query, limit=3)
     if result.abstained or not result.hits:
-        return messages.RUNBOOK_NOT_FOUND
-    lines = []
-    for hit in result.hits:
-        for sec in hit.sections[:2]:
-            label = f"{hit.slug} › {sec.heading}"
-            name = render.bot_link(sec.url, label) if sec.url else render.escape(label)
-            lines.append(f"• {name} — {render.one_line(sec.snippet, 200)}")
-    return "\n".join(lines)
+        closest = await knowledge.closest_slugs(query)
+        return messages.runbook_no_match(render.runbook_words(query), closest)
+    top, *others = result.hits
+    return render.runbook_reply(top, see_also(top, others))
 
 
 async def _personal(deps: Deps, cmd: IncidentCommand, *, team: str, user: str, channel: str) -> str:

@@ -26,18 +26,11 @@ FROM knowledge_chunks
 WHERE generation_id = :generation_id
 """
 
-# SQLite takes the bare `id` from the row holding min(ordinal).
-_FIRST_CHUNKS = """
-SELECT runbook_id, id, min(ordinal)
+_CHUNKS_OF = """
+SELECT id, runbook_id, heading_path, anchor, content_hash, text, ordinal
 FROM knowledge_chunks
 WHERE runbook_id IN (SELECT value FROM json_each(:ids))
-GROUP BY runbook_id
-"""
-
-_CHUNKS_BY_ID = """
-SELECT id, heading_path, anchor, content_hash, text
-FROM knowledge_chunks
-WHERE id IN (SELECT value FROM json_each(:ids))
+ORDER BY runbook_id, ordinal
 """
 
 
@@ -90,13 +83,11 @@ async def count_chunks(tx: Tx, generation_id: int) -> int:
     return int(row[0]) if row is not None else 0
 
 
-async def first_chunks(db: Database, runbook_ids: Sequence[int]) -> dict[int, int]:
-    """{runbook id: id of its first chunk} for these runbooks."""
-    rows = await db.fetchall(_FIRST_CHUNKS, {"ids": json.dumps(list(runbook_ids))})
-    return {r[0]: r[1] for r in rows}
-
-
-async def chunks_by_id(db: Database, chunk_ids: Sequence[int]) -> dict[int, Row]:
-    """{chunk id: (id, heading_path JSON, anchor, content_hash, text)} for these chunks."""
-    rows = await db.fetchall(_CHUNKS_BY_ID, {"ids": json.dumps(list(chunk_ids))})
-    return {r[0]: r for r in rows}
+async def chunks_of(db: Database, runbook_ids: Sequence[int]) -> dict[int, list[Row]]:
+    """{runbook id: its chunks in document order, each (id, runbook_id, heading_path JSON,
+    anchor, content_hash, text, ordinal)}."""
+    rows = await db.fetchall(_CHUNKS_OF, {"ids": json.dumps(list(runbook_ids))})
+    out: dict[int, list[Row]] = {}
+    for r in rows:
+        out.setdefault(r[1], []).append(r)
+    return out

@@ -80,3 +80,37 @@ async def test_shipped_corpus_loads_and_indexes(tmp_path: Path) -> None:
     corpus = Corpus.load(SHIPPED)
     assert corpus.skipped == ()
     assert len(corpus.slugs) >= 10
+
+
+async def test_section_metrics_count_abstentions_as_misses(
+    tmp_path: Path, corpus_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    queries = tmp_path / "s.jsonl"
+    queries.write_text(
+        '{"query": "kube api servers down, what does it mean", "expected": "kube-api-down",'
+        ' "section": "Meaning"}\n'
+        '{"query": "kube api servers down", "expected": "kube-api-down", "section": "Nowhere"}\n'
+        '{"query": "zebra giraffe quokka", "expected": "kube-api-down", "section": "Meaning"}\n'
+    )
+    parser = argparse.ArgumentParser()
+    add_eval_runbooks_parser(parser.add_subparsers())
+    argv = ["runbooks", "--corpus", str(corpus_dir), "--queries", str(queries)]
+    args = parser.parse_args([*argv, "--mode", "keyword", "--json", "--data-dir", str(tmp_path)])
+    assert await run_eval_runbooks(args, Settings(data_dir=tmp_path, embedder="none")) == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    report = json.loads(out[-1])
+    # The nonsense query is refused: a miss for section@k and one third abstained.
+    assert report["abstained_answerable"] == round(1 / 3, 4)
+    assert report["n_sections"] == 3
+    assert report["section@1"] == round(1 / 3, 4)
+    assert report["section@3"] <= 2 / 3
+    assert any(line.startswith("section@1=") for line in out)
+
+
+def test_a_section_needs_an_expected_slug(tmp_path: Path) -> None:
+    f = tmp_path / "q.jsonl"
+    f.write_text('{"query": "disk", "expected": null, "section": "Mitigation"}\n')
+    with pytest.raises(BadQueriesFile, match="section"):
+        load_queries([f])
+    f.write_text('{"query": "disk", "expected": "disk-filling-up", "section": "Mitigation"}\n')
+    assert load_queries([f])[0].section == "Mitigation"

@@ -9,7 +9,14 @@ import pytest
 
 from knowledge.errors import InvalidQuery, UnknownRunbook
 from knowledge.ranking import FusionConfig, confidence, confidence_features
-from knowledge.search import MAX_SECTIONS, SNIPPET_CHARS, Knowledge, RunbookHit, SearchResult
+from knowledge.search import (
+    MAX_SECTIONS,
+    SECTION_TEXT_CHARS,
+    SNIPPET_CHARS,
+    Knowledge,
+    RunbookHit,
+    SearchResult,
+)
 from memory.embedding.embedder import OnnxMiniLmEmbedder
 from memory.errors import InvalidLimit, InvalidSlug
 from memory.store import Database
@@ -88,7 +95,7 @@ async def test_get_runbook_returns_sections_and_precise_errors(
 ) -> None:
     k = Knowledge(db, corpus_dir, None)
     rb = await k.get_runbook("Kube-API-Down.md")
-    assert rb.title == "Kube API Down" and [s.anchor for s in rb.sections][1] == "meaning"
+    assert rb.title == "Kube API Down" and rb.sections[1].anchor == "meaning"
     with pytest.raises(UnknownRunbook, match=r"'nope'.*high-latency"):
         await k.get_runbook("nope")
     with pytest.raises(InvalidSlug):
@@ -135,8 +142,10 @@ def _assert_plain_bounded_data(hit: RunbookHit) -> None:
     assert len(hit.sections) <= MAX_SECTIONS
     for section in hit.sections:
         assert len(section.snippet) <= SNIPPET_CHARS and section.content_hash
+        assert len(section.text) <= SECTION_TEXT_CHARS
         for value in dataclasses.asdict(section).values():
-            assert value is None or isinstance(value, str)
+            parts = value if isinstance(value, tuple) else (value,)
+            assert all(v is None or isinstance(v, str) for v in parts)
 
 
 OFF_TOPIC = "the office coffee machine is broken, who fixes it?"
@@ -223,3 +232,13 @@ async def test_a_refused_limit_names_the_bound_and_what_was_given(
     with pytest.raises(InvalidLimit) as refused:
         await Knowledge(db, corpus_dir, None).search("disk", limit=11)
     assert str(refused.value) == "limit must be between 1 and 10; got 11."
+
+
+async def test_a_bare_title_is_never_cited(db: Database, corpus_dir: Path) -> None:
+    """kube-api-down opens with `# KubeAPIDown` under its front matter: indexed, never cited."""
+    k = Knowledge(db, corpus_dir, None)
+    hit = await k.lookup("kube-api-down")
+    assert hit.sections[0].heading == "Meaning"
+    assert all("# KubeAPIDown" not in s.text for s in hit.sections)
+    result = await k.search("kube api servers down, what does it mean?", mode="keyword")
+    assert all(s.heading != "Overview" for s in result.hits[0].sections)

@@ -100,7 +100,7 @@ async def test_runbook_sources_link_their_section_and_respect_the_configured_cou
     )
     answer = await answering.compose(question("KubeAPIDown: kubernetes api servers unreachable"))
     runbooks = answer.of_kind("runbook")
-    assert len(runbooks) == 2  # one runbook, two of its (three) best sections
+    assert len(runbooks) == 3  # one runbook (named: looked up directly), three sections
     assert {s.label.split(" › ")[0] for s in runbooks} == {"kube-api-down"}
     assert all(
         s.url and s.url.startswith("https://git.example/rb/kube-api-down.md#") for s in runbooks

@@ -1,0 +1,97 @@
+"""Operator wording, read the way runbooks write it: chat shorthand spelled out, typos corrected.
+
+People in an incident write "crashlooping", "OOMKilled", "PVC", "disk full"; runbooks and alert
+texts write "crash looping", "out of memory", "persistent volume claim", "filling up". The
+shorthand list is general Kubernetes and operations vocabulary (no corpus's titles or slugs), and
+each entry *adds* the spelled-out words after the original, so a runbook that uses the shorthand
+still matches it. A word no runbook uses that is one edit away from exactly one word the corpus
+does use (and at least TYPO_MIN_LETTERS long) is read as that word: "certifcate" -> "certificate".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+#: Shorthand (a regex over a whole word or phrase) -> words runbooks spell out.
+SHORTHAND: tuple[tuple[str, str], ...] = (
+    (r"crash[- ]?loop(?:ing|s|ed)?|crashloopbackoff", "crash looping crashloop"),
+    (r"oom[- ]?kill(?:ed|s|ing)?|oom", "out of memory killed OOMKilled"),
+    (r"pvcs?", "persistent volume claim"),
+    (r"hpas?", "horizontal pod autoscaler"),
+    (r"(?:disk|volume|filesystem|fs|partition) (?:is |got |getting )?full", "out of space"),
+    (r"k8s", "kubernetes"),
+)
+_SHORTHAND = [(re.compile(rf"\b(?:{pat})\b", re.IGNORECASE), words) for pat, words in SHORTHAND]
+TYPO_MIN_LETTERS = 6
+_WORD = re.compile(r"[A-Za-z]+")
+
+
+def spelled_out(text: str) -> str:
+    """`text` with the spelled-out words added after each shorthand it uses."""
+    spans = sorted(
+        (m.start(), m.end(), words) for rx, words in _SHORTHAND for m in rx.finditer(text)
+    )
+    out: list[str] = []
+    last = 0
+    for start, end, words in spans:
+        if start < last:
+            continue  # overlaps an earlier shorthand: the original text is read once
+        out.append(f"{text[last:end]} ({words})")
+        last = end
+    out.append(text[last:])
+    return "".join(out)
+
+
+class Vocabulary:
+    """The lowercase words of one corpus, indexed for one-edit typo lookups."""
+
+    def __init__(self, texts: Iterable[str]) -> None:
+        self.words: frozenset[str] = frozenset(
+            w.lower() for t in texts for w in _WORD.findall(t) if len(w) >= 3
+        )
+        self._by_shape: dict[tuple[str, int], list[str]] = {}
+        for w in self.words:
+            if len(w) >= TYPO_MIN_LETTERS - 1:
+                self._by_shape.setdefault((w[0], len(w)), []).append(w)
+
+    def correct(self, word: str) -> str | None:
+        """The one corpus word a single edit away from `word` (not itself a corpus word)."""
+        w = word.lower()
+        if len(w) < TYPO_MIN_LETTERS or w in self.words:
+            return None
+        found = {
+            cand
+            for n in (len(w) - 1, len(w), len(w) + 1)
+            for cand in self._by_shape.get((w[0], n), ())
+            if _one_edit(w, cand)
+        }
+        return found.pop() if len(found) == 1 else None
+
+    def corrected(self, text: str) -> str:
+        """`text` with each typo's correction added after it."""
+        if not self.words:
+            return text
+
+        def fix(m: re.Match[str]) -> str:
+            right = self.correct(m[0])
+            return f"{m[0]} {right}" if right else m[0]
+
+        return _WORD.sub(fix, text)
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """Whether `a` becomes `b` by one insertion, deletion, substitution or adjacent swap."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        return len(diff) == 1 or (
+            len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]]
+            and a[diff[1]] == b[diff[0]]
+        )  # fmt: skip
+    short, long = (a, b) if len(a) < len(b) else (b, a)
+    i = 0
+    while i < len(short) and short[i] == long[i]:
+        i += 1
+    return short[i:] == long[i + 1 :]

@@ -1,0 +1,95 @@
+"""What a question asks, and which section answers it, read from general wording (issue 15)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from knowledge.intent import heading_kind, question_intent, section_kind
+from knowledge.search import Knowledge
+from memory.embedding.embedder import OnnxMiniLmEmbedder
+from memory.store import Database
+from tests.knowledge.conftest import write_corpus
+
+
+@pytest.mark.parametrize(
+    ("question", "intent"),
+    [
+        ("how do I mitigate CPU throttling?", "fix"),
+        ("pods keep crashlooping after the deploy, what do we do?", "fix"),
+        ("The disk is 90% full. How can we free up space?", "fix"),
+        ("how do I troubleshoot slow etcd requests?", "diagnose"),
+        ("Targets are down. Where should I look first to find out why?", "diagnose"),
+        ("what does KubeletTooManyPods mean?", "meaning"),
+        ("Who is affected when the API server is down?", "impact"),
+        ("How bad is it if alertmanager cannot send notifications?", "impact"),
+        ("Who should we page for the storage cluster?", "escalate"),
+        ("KubeAPIDown: Target disappeared from Prometheus target discovery.", None),
+    ],
+)
+def test_question_intent_follows_the_asking_sentence(question: str, intent: str | None) -> None:
+    assert question_intent(question) == intent
+
+
+def test_teams_section_names_map_to_the_same_kinds() -> None:
+    for heading in ("Mitigation", "Remediation", "Resolution", "Fix", "Steps", "Recovery"):
+        assert heading_kind(heading) == "fix", heading
+    for heading in ("Diagnosis", "Investigation", "Troubleshooting", "Triage"):
+        assert heading_kind(heading) == "diagnose", heading
+    for heading in ("Meaning", "Overview", "Description", "Alert Description"):
+        assert heading_kind(heading) == "meaning", heading
+    for heading in ("Impact", "Severity", "Customer impact"):
+        assert heading_kind(heading) == "impact", heading
+    # A heading that names no kind is read from its content; the untitled opening means.
+    assert section_kind(("Runbook",), "Check the logs with `kubectl logs` and query p99.") == (
+        "diagnose"
+    )
+    assert section_kind(("Runbook",), "Restart the pod, then scale the deployment up.") == "fix"
+    assert section_kind((), "This alert fires when...") == "meaning"
+
+
+OTHER_WORDS = {
+    "queue-backlog": """# Queue backlog
+
+The queue backlog alert fires when consumers fall behind producers for 10 minutes.
+
+## Customer impact
+Orders are confirmed late; customers see a spinner for minutes.
+
+## Investigation
+Look at consumer lag per partition and check the consumer pods' logs for errors.
+
+## Remediation
+Scale the consumer deployment out and restart consumers stuck on a poison message.
+""",
+    "cache-evictions": """# Cache evictions
+
+## Description
+The cache evicts keys faster than usual because memory is nearly full.
+
+## Resolution
+Raise the cache memory limit.
+""",
+}
+
+
+async def test_sections_follow_the_question_in_a_corpus_with_other_heading_names(
+    tmp_path: Path, onnx: OnnxMiniLmEmbedder
+) -> None:
+    db = await Database.open(tmp_path / "k.db")
+    try:
+        k = Knowledge(db, write_corpus(tmp_path / "rb", OTHER_WORDS), onnx)
+        asks = {
+            "the queue backlog keeps growing, how do we fix it?": "Remediation",
+            "queue backlog alert: how do I investigate what is slow?": "Investigation",
+            "queue backlog is firing, are customers affected?": "Customer impact",
+            "what does the queue backlog alert mean?": "Overview",
+        }
+        for question, heading in asks.items():
+            result = await k.search(question, limit=1)
+            assert not result.abstained, question
+            assert result.hits[0].slug == "queue-backlog"
+            assert result.hits[0].sections[0].heading == heading, question
+    finally:
+        await db.close()

@@ -1,0 +1,21 @@
+"""Operator shorthand and typos read in the runbooks' own words (issue 15)."""
+
+from __future__ import annotations
+
+from knowledge.wording import Vocabulary, spelled_out
+
+
+def test_shorthand_is_spelled_out_next_to_the_original() -> None:
+    text = spelled_out("checkout pods crashlooping, one OOMKilled, the PVC and disk full")
+    assert "crashlooping (crash looping" in text
+    assert "OOMKilled (out of memory" in text
+    assert "PVC (persistent volume claim)" in text
+    assert text.endswith("disk full (out of space)")
+    assert spelled_out("I am here") == "I am here"  # short words are not guessed at
+
+
+def test_a_typo_one_edit_from_one_corpus_word_is_corrected() -> None:
+    vocab = Vocabulary(["The certificate expires; alertmanager is throttling."])
+    assert vocab.corrected("certifcate expirs") == "certifcate certificate expirs expires"
+    assert vocab.correct("alertmanger") == "alertmanager"
+    assert vocab.correct("node-1") is None and vocab.correct("zebras") is None
