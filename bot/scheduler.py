@@ -22,6 +22,7 @@ from bot.answer import render
 if TYPE_CHECKING:
     from bot.deps import Deps
     from memory.episodes.digest import Digest
+    from memory.episodes.model import Episode
 
 log = logging.getLogger("opsmemory.scheduler")
 ROLLUP_EVERY = timedelta(minutes=5)
@@ -97,8 +98,22 @@ def render_digest(d: Digest) -> str:
     lines += [f"• Opened {i.id} ({i.severity}): {i.title}" for i in d.incidents_opened]
     lines += [f"• Resolved {i.id}: {i.title}" for i in d.incidents_resolved]
     lines += [f"• Decision: {x.text[:200]}" for x in d.decisions[:10]]
-    lines += [f"• Thread: {e.title[:120]}" for e in d.episodes[:10]]
+    lines += [digest_line(e) for e in d.episodes[:10]]
     return "\n".join(lines)
+
+
+def digest_line(e: Episode) -> str:
+    """One incident thread as a person would report it: what, root cause, status, owners."""
+    head = f"• {e.incident_id + ' ' if e.incident_id else ''}{e.title[:120]}"
+    parts = []
+    for key, label in (("root_causes", "root cause"), ("status", "status")):
+        lines = e.sections.get(key) or []
+        if lines:
+            parts.append(f"{label}: {lines[-1][:160]}")
+    actions = e.sections.get("actions") or []
+    if actions:
+        parts.append(f"{len(actions)} action{'s' if len(actions) != 1 else ''}")
+    return f"{head} — {'; '.join(parts)}" if parts else head
 
 
 def build_scheduler(jobs: Jobs, *, digest_time: str, timezone: str) -> AsyncIOScheduler:

@@ -65,3 +65,7 @@ def missing_credentials(missing: list[str]) -> str:
         "(see manifest.yml), or try the bot locally without Slack: `python -m bench.slack` "
         "drives it against the built-in Slack stand-in."
     )
+
+
+NOTHING_SIMILAR = "No similar past incidents found."
+NOTHING_IN_MEMORY_HERE = "Memory has nothing on that."

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from bot.answer import messages
-from bot.answer.compose import Answer, Source
+from bot.answer.compose import Answer, SimilarIncident, Source
 
 Block = dict[str, Any]
 MAX_BLOCKS = 50
@@ -79,11 +79,7 @@ def answer(a: Answer, *, link: str | None = None) -> list[Block]:
     blocks += _source_lines("Runbooks", a.of_kind("runbook"))
     blocks += _source_lines("This incident's memory", a.of_kind("incident", "episode"))
     blocks += _source_lines("Your memory", a.of_kind("mine"))
-    if a.similar:
-        lines = ["*Similar past incidents*"] + [
-            f"• {s.incident_id} {s.title} — {s.why}" for s in a.similar
-        ]
-        blocks.append(section("\n".join(lines)))
+    blocks += similar_incidents(a.similar)
     if a.notice:
         blocks.append(context(a.notice))
     buttons = [
@@ -98,6 +94,22 @@ def answer(a: Answer, *, link: str | None = None) -> list[Block]:
     origin = "generated from the sources above" if a.generated else "cited, no model used"
     blocks.append(context(f"opsmemory · {origin}"))
     return fit(blocks, link=link)
+
+
+def similar_incidents(similar: Sequence[SimilarIncident]) -> list[Block]:
+    """Up to three past incidents: id (linked), title, when, status, root cause line; or a
+    plain statement that nothing similar was found."""
+    if not similar:
+        return [context(messages.NOTHING_SIMILAR)]
+    lines = ["*Similar past incidents*"]
+    for s in similar[:3]:
+        name = f"<{s.url}|{s.incident_id}>" if s.url else s.incident_id
+        where = f" in <#{s.channel_id}>" if s.channel_id and not s.url else ""
+        facts = " · ".join(x for x in (s.when, s.status) if x)
+        head = f"• {name} {_one_line(s.title, 80)}{where} ({facts})"
+        line = s.line or s.why
+        lines.append(f"{head} — {_one_line(line)}" if line else head)
+    return [section("\n".join(lines))]
 
 
 def plain(text: str) -> list[Block]:

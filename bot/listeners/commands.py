@@ -15,11 +15,13 @@ from typing import TYPE_CHECKING, Any
 from slack_bolt.async_app import AsyncApp
 
 from bot.answer import messages
+from bot.answer.compose import memory_label
 from bot.directory import incident_for, open_incident, requester_for, write_context
 from bot.listeners import bind
 from memory.errors import OpsmemoryError, ValidationError
 from memory.incidents import Incident
 from memory.notes.notes import NoteDraft
+from memory.recall.recall import RecallItem
 
 if TYPE_CHECKING:
     from bot.deps import Deps
@@ -155,10 +157,11 @@ async def _run(deps: Deps, cmd: IncidentCommand, c: dict[str, Any]) -> tuple[str
         ), False
     if cmd.sub == "recall":
         requester = await requester_for(deps.users, team_id=team, user_id=user, channel_id=channel)
-        items = await deps.recall.recall(requester, cmd.args, k=5)
+        here = await incident_for(deps.incidents, deps.channels, team_id=team, channel_id=channel)
+        items = await deps.recall.relevant(requester, cmd.args)
         if not items:
-            return "Memory has nothing on that here.", False
-        return "\n".join(f"• [{i.kind}] {i.text[:300]}  `{i.source}:{i.id}`" for i in items), False
+            return messages.NOTHING_IN_MEMORY_HERE, False
+        return recall_lines(items, here=here.id if here else None), False
     if cmd.sub == "status":
         inc = await _incident_here(deps, team, channel)
         if cmd.args:
@@ -173,6 +176,17 @@ async def _run(deps: Deps, cmd: IncidentCommand, c: dict[str, Any]) -> tuple[str
     if cmd.sub == "runbook":
         return await _runbook(deps, cmd.args), False
     return await _personal(deps, cmd, team=team, user=user, channel=channel), False
+
+
+def recall_lines(items: list[RecallItem], *, here: str | None) -> str:
+    """The answer to `/incident recall`: best first, each with what it is, who said it, when,
+    a link to where it was said, and its id (for `/incident forget`)."""
+    lines = []
+    for item in items:
+        label = memory_label(item, here=here)
+        shown = f"<{item.permalink}|{label}>" if item.permalink else label
+        lines.append(f"• {shown} — {item.text[:300]}  `{item.source}:{item.id}`")
+    return "\n".join(lines)
 
 
 async def _incident_here(deps: Deps, team: str, channel: str) -> Incident:

@@ -1,4 +1,5 @@
-"""The deterministic, extractive summary of a thread: cue lines, first report, who, when.
+"""The deterministic, extractive summary of a thread: what happened, decisions, root cause,
+actions with owners, status, participants and duration.
 
 No model needed: each sentence is sorted into decisions, root causes, mitigations or actions by
 keyword cues (an explicit "decision:" / "action:" / "root cause:" prefix wins). Only text that was
@@ -8,10 +9,14 @@ already redacted at capture goes in, so the summary can hold nothing capture did
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Protocol
+
+from memory.episodes.statements import classify as statement_of
+from memory.episodes.statements import strip_label
+from memory.text import stems
 
 SECTIONS: tuple[str, ...] = ("decisions", "root_causes", "mitigations", "actions")
 LABELS = {
@@ -100,6 +105,13 @@ class Summary:
     started_at: datetime
     ended_at: datetime
     text: str
+    root_cause: str | None = None
+    status: str | None = None
+    participant_names: tuple[str, ...] = ()
+
+    @property
+    def duration(self) -> str:
+        return duration(self.started_at, self.ended_at)
 
 
 def ts_to_datetime(ts: str) -> datetime:
@@ -123,31 +135,73 @@ def classify(sentence: str) -> str | None:
     return None
 
 
-def summarise(messages: Sequence[Line]) -> Summary:
-    """Summarise a non-empty, ts-ordered thread."""
+def duration(start: datetime, end: datetime) -> str:
+    """'2h 35m', '40m', 'under a minute'."""
+    minutes = int((end - start).total_seconds() // 60)
+    if minutes < 1:
+        return "under a minute"
+    days, rest = divmod(minutes, 24 * 60)
+    hours, mins = divmod(rest, 60)
+    parts = [f"{days}d"] if days else []
+    parts += [f"{hours}h"] if hours else []
+    parts += [f"{mins}m"] if mins and not days else []
+    return " ".join(parts)
+
+
+def summarise(messages: Sequence[Line], names: Mapping[str, str] | None = None) -> Summary:
+    """Summarise a non-empty, ts-ordered thread the way a person would write it up.
+
+    Each message is read as one statement (`memory.episodes.statements`): what happened is the
+    first report; decisions, actions with their owners and mitigations are listed; the root
+    cause and the current status are the latest said (a later correction of the root cause
+    replaces it). Everything is quoted from the redacted thread; nothing is invented.
+    """
+    names = names or {}
     first = messages[0]
     sections: dict[str, list[str]] = {name: [] for name in SECTIONS}
-    for message in messages:
-        for sentence in _SENTENCE.split(message.text):
-            section = classify(sentence) if sentence.strip() else None
-            if section is None:
-                continue
-            line = _clip(sentence, MAX_LINE_CHARS)
-            bucket = sections[section]
-            if line not in bucket and len(bucket) < MAX_LINES_PER_SECTION:
-                bucket.append(line)
+    root_cause: str | None = None
+    status: str | None = None
+    for message in messages[1:] if len(messages) > 1 else messages:
+        said = statement_of(message.text, author=names.get(message.author_subject_id))
+        line = _clip(said.text, MAX_LINE_CHARS)
+        if said.kind == "root_cause" or (said.kind == "correction" and root_cause and _about(root_cause, said.text)):
+            root_cause = line
+        elif said.kind == "status":
+            status = line
+        section = _SECTION_OF.get(said.kind)
+        if section is None:
+            continue
+        if said.kind == "action" and said.owner:
+            line = f"{said.owner}: {line}" if not line.startswith(said.owner) else line
+        if said.kind == "mitigation":
+            status = status if status and _later_status(status) else line
+        bucket = sections[section]
+        if line not in bucket:
+            bucket.append(line)
+            del bucket[:-MAX_LINES_PER_SECTION]  # the latest few
     participants = list(dict.fromkeys(m.author_subject_id for m in messages))
-    first_report = _clip(first.text, MAX_LINE_CHARS)
+    shown = tuple(names.get(p) or p.partition("/")[2] or p for p in participants)
+    first_report = _clip(strip_label(first.text), MAX_LINE_CHARS)
     title = _clip(first.text.strip().splitlines()[0] if first.text.strip() else "", MAX_TITLE_CHARS)
     started, ended = ts_to_datetime(first.ts), ts_to_datetime(messages[-1].ts)
-    body = [
-        f"{len(messages)} messages from {len(participants)} people, "
-        f"{started:%Y-%m-%d %H:%M} to {ended:%Y-%m-%d %H:%M} UTC.",
-        f"First report: {first_report}",
-    ]
-    for name in SECTIONS:
-        if sections[name]:
-            body.append(f"{LABELS[name]}: " + " | ".join(sections[name]))
+    body = [f"What happened: {first_report}"]
+    if root_cause:
+        body.append(f"Root cause: {root_cause}")
+    if sections["decisions"]:
+        body.append("Decisions: " + " | ".join(sections["decisions"]))
+    if sections["mitigations"]:
+        body.append("Mitigations: " + " | ".join(sections["mitigations"]))
+    if sections["actions"]:
+        body.append("Actions: " + " | ".join(sections["actions"]))
+    body.append(f"Status: {status or 'no status given in the thread'}")
+    body.append(
+        f"Participants: {', '.join(shown)} · {duration(started, ended)} "
+        f"({started:%Y-%m-%d %H:%M} to {ended:%H:%M} UTC, {len(messages)} messages)"
+    )
+    if root_cause:
+        sections["root_causes"] = [root_cause]
+    if status:
+        sections["status"] = [status]
     return Summary(
         title=title or "Thread",
         first_report=first_report,
@@ -156,4 +210,25 @@ def summarise(messages: Sequence[Line]) -> Summary:
         started_at=started,
         ended_at=ended,
         text="\n".join(body),
+        root_cause=root_cause,
+        status=status,
+        participant_names=shown,
     )
+
+
+_SECTION_OF = {
+    "decision": "decisions",
+    "action": "actions",
+    "mitigation": "mitigations",
+    "correction": None,
+}
+
+
+def _about(earlier: str, correction: str) -> bool:
+    """Whether a correction shares a subject word with what it may correct."""
+    return bool(stems(earlier) & stems(correction))
+
+
+def _later_status(status: str) -> bool:
+    """A status line that already says the incident moved on (resolved, recovered...)."""
+    return bool(re.search(r"\b(resolved|recovered|all clear|back to normal)\b", status, re.I))
