@@ -2,7 +2,8 @@
 
 Each conversation (LoCoMo) or question haystack (LongMemEval) becomes one incident channel;
 each speaker a subject; every turn a note saved with `Notes.save_many` (validation, redaction,
-embedding, one transaction). Questions are asked from that channel with `Recall.recall`.
+embedding, one transaction). LoCoMo turns are filed under the kind the bot gives a thread
+message (`memory.episodes.statements`), as capture does. Questions are asked from that channel with `Recall.recall`.
 Recency decay is off by default here: these questions are not biased towards recent turns.
 """
 
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING
 from evals.locomo import Conversation, load_locomo
 from evals.longmemeval import load_longmemeval
 from memory.clock import Clock
+from memory.episodes.statements import classify
 from memory.errors import ValidationError
 from memory.incidents import Incidents
 from memory.notes import Note, NoteDraft, NotePolicy, Notes
@@ -168,6 +170,7 @@ class MemoryEval:
                 NoteDraft(
                     self._ctx(authors[t.speaker], channel),
                     t.text,
+                    kind=classify(t.text).kind,  # as the bot files a thread message
                     incident=incident,
                     at=session.at + timedelta(seconds=i),
                 )

@@ -162,13 +162,14 @@ class Threads:
         return message
 
     async def _remember(self, ctx: WriteContext, message: CapturedMessage, incident: str) -> None:
-        """Save the captured (already redacted) message as a note of the kind it states."""
+        """Save the captured (already redacted) message as a note of the kind it states; the
+        note keeps the words as said (a "root cause:" label is searchable), shown without it."""
         if self._notes is None:
             return
         statement = classify(message.text, author=ctx.author.display_name)
         ctx = replace(ctx, source_ts=message.ts)
         try:
-            await self._notes.save(ctx, statement.text, kind=statement.kind, incident=incident)
+            await self._notes.save(ctx, message.text, kind=statement.kind, incident=incident)
         except ValidationError:  # only placeholders left, or too long for a note: stays captured
             log.info("message_not_noted", extra={"channel": ctx.channel_id})
 
@@ -236,9 +237,7 @@ class Threads:
         )
         statement = classify(text, author=author.display_name)
         try:
-            await self._notes.save(
-                ctx, statement.text, kind=statement.kind, incident=old["incident_id"]
-            )
+            await self._notes.save(ctx, text, kind=statement.kind, incident=old["incident_id"])
         except ValidationError:
             log.info("message_not_noted", extra={"channel": old["channel_id"]})
 

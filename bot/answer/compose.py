@@ -14,6 +14,7 @@ from collections.abc import Awaitable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal, TypeVar
 
+from memory.episodes.statements import strip_label
 from memory.errors import EmbeddingUnavailable
 from memory.text import STOP_WORDS
 
@@ -165,7 +166,7 @@ class Answering:
                 "",
                 "mine" if item.scope == "user" else "incident",
                 memory_label(item, here=q.incident_id),
-                item.text,
+                strip_label(item.text),
                 item.permalink,
             )
             for item in items[: self.config.memories]

@@ -24,7 +24,15 @@ Handler = Callable[[argparse.Namespace, Settings], Coroutine[Any, Any, int]]
 
 def build_parser() -> argparse.ArgumentParser:
     """The whole command tree; every command and subcommand has --help text."""
-    from bot.cli import doctor, knowledge_cmds, memory_cmds, memory_eval, redact_cmd, run_cmd
+    from bot.cli import (
+        doctor,
+        knowledge_cmds,
+        memory_cmds,
+        memory_eval,
+        redact_cmd,
+        run_cmd,
+        slack_eval,
+    )
 
     parser = argparse.ArgumentParser(
         prog="opsmemory",
@@ -44,6 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     knowledge_cmds.add_eval_runbooks_parser(eval_sub)
     memory_eval.add_eval_memory_parser(eval_sub)
     memory_eval.add_eval_calibrate_parser(eval_sub)
+    slack_eval.add_eval_slack_parser(eval_sub)
 
     redact_cmd.add_redact_parser(sub)
     memory_cmds.add_memory_parser(sub)

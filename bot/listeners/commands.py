@@ -18,6 +18,7 @@ from bot.answer import messages
 from bot.answer.compose import memory_label
 from bot.directory import incident_for, open_incident, requester_for, write_context
 from bot.listeners import bind
+from memory.episodes.statements import strip_label
 from memory.errors import OpsmemoryError, ValidationError
 from memory.incidents import Incident
 from memory.notes.notes import NoteDraft
@@ -185,7 +186,7 @@ def recall_lines(items: list[RecallItem], *, here: str | None) -> str:
     for item in items:
         label = memory_label(item, here=here)
         shown = f"<{item.permalink}|{label}>" if item.permalink else label
-        lines.append(f"• {shown} — {item.text[:300]}  `{item.source}:{item.id}`")
+        lines.append(f"• {shown} — {strip_label(item.text)[:300]}  `{item.source}:{item.id}`")
     return "\n".join(lines)
 
 

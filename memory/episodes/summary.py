@@ -29,57 +29,6 @@ MAX_LINES_PER_SECTION = 6
 MAX_LINE_CHARS = 280
 MAX_TITLE_CHARS = 90
 
-_PREFIX = re.compile(
-    r"^\s*(?P<label>decision|decided|action(?: item)?|ai|todo|root ?cause|rca|mitigation)\s*[:\-]",
-    re.IGNORECASE,
-)
-_PREFIX_SECTION = {
-    "decision": "decisions",
-    "decided": "decisions",
-    "action": "actions",
-    "action item": "actions",
-    "ai": "actions",
-    "todo": "actions",
-    "rootcause": "root_causes",
-    "root cause": "root_causes",
-    "rca": "root_causes",
-    "mitigation": "mitigations",
-}
-# Checked in this order: a sentence lands in the first section whose cue it matches.
-_CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    (
-        "root_causes",
-        re.compile(
-            r"\b(root cause|caused by|the cause|because of|due to|culprit|triggered by|"
-            r"rca)\b",
-            re.IGNORECASE,
-        ),
-    ),
-    (
-        "decisions",
-        re.compile(
-            r"\b(decided|decision|we will|we'll|let's|lets|agreed|going with|go with|"
-            r"plan is|we should)\b",
-            re.IGNORECASE,
-        ),
-    ),
-    (
-        "mitigations",
-        re.compile(
-            r"\b(mitigat\w*|workaround|roll(?:ed|ing)? ?back|reverted?|restart(?:ed|ing)?|"
-            r"fail(?:ed)? ?over|scaled (?:up|out)|hotfix|drain(?:ed)?|recovered|back to normal)\b",
-            re.IGNORECASE,
-        ),
-    ),
-    (
-        "actions",
-        re.compile(
-            r"\b(action item|todo|to-do|follow[- ]?up|i'll|i will|owner|assigned|ticket|"
-            r"will (?:add|fix|update|check|file|write|open|create|investigate))\b",
-            re.IGNORECASE,
-        ),
-    ),
-)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
@@ -124,17 +73,6 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def classify(sentence: str) -> str | None:
-    """The section a sentence belongs to, or None."""
-    prefix = _PREFIX.match(sentence)
-    if prefix:
-        return _PREFIX_SECTION[prefix["label"].lower()]
-    for section, cue in _CUES:
-        if cue.search(sentence):
-            return section
-    return None
-
-
 def duration(start: datetime, end: datetime) -> str:
     """'2h 35m', '40m', 'under a minute'."""
     minutes = int((end - start).total_seconds() // 60)
@@ -151,7 +89,7 @@ def duration(start: datetime, end: datetime) -> str:
 def summarise(messages: Sequence[Line], names: Mapping[str, str] | None = None) -> Summary:
     """Summarise a non-empty, ts-ordered thread the way a person would write it up.
 
-    Each message is read as one statement (`memory.episodes.statements`): what happened is the
+    Each sentence is read as one statement (`memory.episodes.statements`): what happened is the
     first report; decisions, actions with their owners and mitigations are listed; the root
     cause and the current status are the latest said (a later correction of the root cause
     replaces it). Everything is quoted from the redacted thread; nothing is invented.
@@ -161,24 +99,30 @@ def summarise(messages: Sequence[Line], names: Mapping[str, str] | None = None) 
     sections: dict[str, list[str]] = {name: [] for name in SECTIONS}
     root_cause: str | None = None
     status: str | None = None
-    for message in messages[1:] if len(messages) > 1 else messages:
-        said = statement_of(message.text, author=names.get(message.author_subject_id))
-        line = _clip(said.text, MAX_LINE_CHARS)
-        if said.kind == "root_cause" or (said.kind == "correction" and root_cause and _about(root_cause, said.text)):
-            root_cause = line
-        elif said.kind == "status":
-            status = line
-        section = _SECTION_OF.get(said.kind)
-        if section is None:
-            continue
-        if said.kind == "action" and said.owner:
-            line = f"{said.owner}: {line}" if not line.startswith(said.owner) else line
-        if said.kind == "mitigation":
-            status = status if status and _later_status(status) else line
-        bucket = sections[section]
-        if line not in bucket:
-            bucket.append(line)
-            del bucket[:-MAX_LINES_PER_SECTION]  # the latest few
+    for message in messages:
+        author = names.get(message.author_subject_id)
+        for sentence in _SENTENCE.split(message.text):
+            if not sentence.strip():
+                continue
+            said = statement_of(sentence, author=author)
+            line = _clip(said.text, MAX_LINE_CHARS)
+            if said.kind == "root_cause" or (
+                said.kind == "correction" and root_cause and _about(root_cause, said.text)
+            ):
+                root_cause = line
+            elif said.kind == "status" or (
+                said.kind == "mitigation" and not (status and _later_status(status))
+            ):
+                status = line
+            section = _SECTION_OF.get(said.kind)
+            if section is None:
+                continue
+            if said.kind == "action" and said.owner and not line.startswith(said.owner):
+                line = f"{said.owner}: {line}"
+            bucket = sections[section]
+            if line not in bucket:
+                bucket.append(line)
+                del bucket[:-MAX_LINES_PER_SECTION]  # the latest few
     participants = list(dict.fromkeys(m.author_subject_id for m in messages))
     shown = tuple(names.get(p) or p.partition("/")[2] or p for p in participants)
     first_report = _clip(strip_label(first.text), MAX_LINE_CHARS)

@@ -357,9 +357,14 @@ def features(question: set[str], item: RecallItem, rank: int) -> Features:
     """What the floor reads of one ranked candidate."""
     return Features(
         similarity=item.similarity,
-        coverage=coverage(question, f"{item.author_name} {item.text}"),
+        coverage=coverage(question, f"{_kind_words(item.kind)} {item.author_name} {item.text}"),
         rank=1.0 / (rank + 1),
     )
+
+
+def _kind_words(kind: str) -> str:
+    """What a note's kind says about it in words ("root cause"); plain notes say nothing."""
+    return "" if kind == "note" else kind.replace("_", " ")
 
 
 def _item(row: Row, created: datetime, score: float, similarity: float = 0.0) -> RecallItem:
