@@ -18,6 +18,7 @@ from apscheduler.triggers.interval import IntervalTrigger
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.answer import render
+from memory.episodes.statements import strip_label
 
 if TYPE_CHECKING:
     from bot.deps import Deps
@@ -97,7 +98,8 @@ def render_digest(d: Digest) -> str:
     lines = ["*Incident digest, last 24 hours*"]
     lines += [f"• Opened {i.id} ({i.severity}): {i.title}" for i in d.incidents_opened]
     lines += [f"• Resolved {i.id}: {i.title}" for i in d.incidents_resolved]
-    lines += [f"• Decision: {x.text[:200]}" for x in d.decisions[:10]]
+    decisions = list(dict.fromkeys(strip_label(x.text)[:200] for x in d.decisions))
+    lines += [f"• Decision: {text}" for text in decisions[:10]]
     lines += [digest_line(e) for e in d.episodes[:10]]
     return "\n".join(lines)
 

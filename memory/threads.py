@@ -29,7 +29,7 @@ from memory.store import episodes as episode_store
 from memory.store import notes as note_store
 from memory.store import threads as store
 from memory.store.audit import finding_counts, findings_list_json, write_audit
-from memory.subjects import Author, SlackIdentity
+from memory.subjects import Author, SlackIdentity, Subjects
 
 if TYPE_CHECKING:
     from memory.notes.notes import Notes
@@ -103,6 +103,7 @@ class Threads:
         self._redactor = redactor
         self._clock = clock
         self._notes = notes
+        self._subjects = Subjects(db, clock)
 
     async def capture(
         self,
@@ -141,6 +142,7 @@ class Threads:
                 now=now,
             )
             await store.touch_thread(tx, ctx.team_id, ctx.channel_id, root, now)
+            await self._subjects.remember(tx, ctx.author)  # roll-ups name who took part
             if redacted.removed_any:  # audit what was removed from captured text (counts only)
                 await write_audit(
                     tx,

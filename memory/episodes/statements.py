@@ -22,7 +22,7 @@ StatementKind = Literal[
 _LABELS: tuple[tuple[StatementKind, str], ...] = (
     ("root_cause", r"root[ -]?cause|rca|cause"),
     ("decision", r"decision|decided|agreed"),
-    ("action", r"action(?:[ -]?items?)?|ai[ -]?\d+|todo|follow[ -]?up|owner"),
+    ("action", r"action(?:[ -]?items?)?|todo|follow[ -]?up|owner"),
     ("mitigation", r"mitigation|workaround|fix"),
     ("status", r"status(?:[ -]?update)?|update|resolved|mitigated"),
     ("correction", r"correction|scratch that|update to the above"),
@@ -76,7 +76,7 @@ _CUES: tuple[tuple[StatementKind, re.Pattern[str]], ...] = (
         re.compile(
             r"\bmitigat\w*|\brolled back\b|\brolling back\b|\brollback\b|\breverted\b"
             r"|\breverting\b|\bfail(?:ed)? ?over\b|\bscaled (?:out|up)\b|\brestarted\b"
-            r"|\bworkaround\b|\bhot ?fix\b|\bpaused\b|\bdisabled\b|\braised\b|\bbumped\b",
+            r"|\bworkaround\b|\bhot ?fix\b|\bpaused\b|\bdisabled\b",
             re.I,
         ),
     ),

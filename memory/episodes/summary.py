@@ -106,9 +106,9 @@ def summarise(messages: Sequence[Line], names: Mapping[str, str] | None = None) 
                 continue
             said = statement_of(sentence, author=author)
             line = _clip(said.text, MAX_LINE_CHARS)
-            if said.kind == "root_cause" or (
-                said.kind == "correction" and root_cause and _about(root_cause, said.text)
-            ):
+            if said.kind == "correction":
+                root_cause = _apply_correction(said.text, line, root_cause, sections)
+            if said.kind == "root_cause":
                 root_cause = line
             elif said.kind == "status" or (
                 said.kind == "mitigation" and not (status and _later_status(status))
@@ -168,9 +168,26 @@ _SECTION_OF = {
 }
 
 
-def _about(earlier: str, correction: str) -> bool:
-    """Whether a correction shares a subject word with what it may correct."""
-    return bool(stems(earlier) & stems(correction))
+def _about(earlier: str, correction: str, *, words: int = 1) -> bool:
+    """Whether a correction shares `words` subject words with what it may correct."""
+    return len(stems(earlier) & stems(correction)) >= words
+
+
+def _apply_correction(
+    text: str, line: str, root_cause: str | None, sections: dict[str, list[str]]
+) -> str | None:
+    """A correction replaces what it is about: the root cause (one shared word: it follows the
+    discussion of the cause) or a listed decision, mitigation or action (two shared words, e.g.
+    "AI-2" and "check" for a new owner). Returns the root cause after it."""
+    for name in ("actions", "decisions", "mitigations"):
+        bucket = sections[name]
+        for i in range(len(bucket) - 1, -1, -1):
+            if _about(bucket[i], text, words=2):
+                bucket[i] = line
+                return root_cause
+    if root_cause and _about(root_cause, text):
+        return line
+    return root_cause
 
 
 def _later_status(status: str) -> bool:
