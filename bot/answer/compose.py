@@ -166,7 +166,7 @@ class Answering:
                 "",
                 "mine" if item.scope == "user" else "incident",
                 memory_label(item, here=q.incident_id),
-                strip_label(item.text),
+                shown_text(item),
                 item.permalink,
             )
             for item in items[: self.config.memories]
@@ -258,8 +258,14 @@ KIND_NAMES = {
     "correction": "correction",
     "fact": "fact",
     "preference": "preference",
-    "note": "said",
+    "note": "note",
 }
+
+
+def shown_text(item: RecallItem) -> str:
+    """The item's words without a leading label its kind already says ("Decision: …" of a
+    decision); a plain note keeps all of its words."""
+    return item.text if item.kind == "note" else strip_label(item.text)
 
 
 def memory_label(item: RecallItem, *, here: str | None) -> str:

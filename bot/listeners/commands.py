@@ -15,10 +15,9 @@ from typing import TYPE_CHECKING, Any
 from slack_bolt.async_app import AsyncApp
 
 from bot.answer import messages
-from bot.answer.compose import memory_label
+from bot.answer.compose import memory_label, shown_text
 from bot.directory import incident_for, open_incident, requester_for, write_context
 from bot.listeners import bind
-from memory.episodes.statements import strip_label
 from memory.errors import OpsmemoryError, ValidationError
 from memory.incidents import Incident
 from memory.notes.notes import NoteDraft
@@ -186,7 +185,7 @@ def recall_lines(items: list[RecallItem], *, here: str | None) -> str:
     for item in items:
         label = memory_label(item, here=here)
         shown = f"<{item.permalink}|{label}>" if item.permalink else label
-        lines.append(f"• {shown} — {strip_label(item.text)[:300]}  `{item.source}:{item.id}`")
+        lines.append(f"• {shown} — {shown_text(item)[:300]}  `{item.source}:{item.id}`")
     return "\n".join(lines)
 
 
