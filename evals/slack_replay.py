@@ -137,6 +137,9 @@ class SlackReplay:
             places.append(await self._replay(n, conv, report))
             self._progress(f"{conv.sample_id}: {report.messages} messages replayed so far")
         await self._captured(report.messages)
+        # What the scheduler's index_vectors job does within a minute of the messages.
+        while await self._bot.deps.notes.index_missing_vectors():
+            pass
         report.replay_s = time.perf_counter() - started
         # Round-robin over conversations, so one channel is never asked twice in a row.
         rounds = max((len(c.questions) for c in convs), default=0)

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from memory.clock import Clock, iso, parse_iso, utc_now
 from memory.episodes.statements import classify
 from memory.errors import NotChannelMemory, UnknownItem, ValidationError
+from memory.notes.notes import NoteDraft
 from memory.redaction.redactor import Finding
 from memory.scopes import Requester, WriteContext
 from memory.store import episodes as episode_store
@@ -171,7 +172,10 @@ class Threads:
         statement = classify(message.text, author=ctx.author.display_name)
         ctx = replace(ctx, source_ts=message.ts)
         try:
-            await self._notes.save(ctx, message.text, kind=statement.kind, incident=incident)
+            # Vectors come from the index_vectors job within a minute (keyword recall finds the
+            # note at once): embedding every message as it arrives held up draining a burst.
+            draft = NoteDraft(ctx, message.text, statement.kind, incident)
+            await self._notes.save_many([draft], vectors_later=True)
         except ValidationError:  # only placeholders left, or too long for a note: stays captured
             log.info("message_not_noted", extra={"channel": ctx.channel_id})
 
@@ -239,7 +243,8 @@ class Threads:
         )
         statement = classify(text, author=author.display_name)
         try:
-            await self._notes.save(ctx, text, kind=statement.kind, incident=old["incident_id"])
+            draft = NoteDraft(ctx, text, statement.kind, old["incident_id"])
+            await self._notes.save_many([draft], vectors_later=True)
         except ValidationError:
             log.info("message_not_noted", extra={"channel": old["channel_id"]})
 

@@ -190,8 +190,14 @@ class Recall:
         if floor is None:
             return ranked
         question = stems(query)
+        # An item the vector pass did not see (no vector yet: the index job embeds new notes
+        # within a minute) is judged by the model fitted without similarity.
+        words_only = self._config.floors.get("keyword", floor)
         probabilities = [
-            floor.probability(features(question, item, rank)) for rank, item in enumerate(ranked)
+            (floor if item.similarity > 0 else words_only).probability(
+                features(question, item, rank)
+            )
+            for rank, item in enumerate(ranked)
         ]
         kept = [replace(ranked[i], relevance=probabilities[i]) for i in floor.keep(probabilities)]
         return (await self._with_corrections(requester, kept))[: floor.most]
@@ -245,8 +251,9 @@ class Recall:
         for rank, hit in enumerate(hits):
             if hit.incident_id is None or hit.channel_id == requester.channel_id:
                 continue
-            p = floor.probability(features(question, hit, rank)) if floor else hit.score
-            if floor is not None and p < floor.floor:
+            judge = floor if hit.similarity > 0 else self._config.floors.get("keyword", floor)
+            p = judge.probability(features(question, hit, rank)) if judge else hit.score
+            if judge is not None and p < judge.floor:
                 continue
             total, best = by_incident.get(hit.incident_id, (0.0, hit))
             by_incident[hit.incident_id] = (total + p, best)
