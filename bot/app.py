@@ -174,6 +174,7 @@ async def _build_deps(
         generator = Generator(chat, TokenLedger(db, cap=settings.thread_token_cap, clock=clock))
     home = HomeTeam()  # learned from auth.test at start-up (Runtime.warm_up)
     secret = settings.actions_webhook_secret
+    notes = Notes(db, redactor, embedder, NotePolicy(max_chars=settings.note_max_chars), clock)
     return Deps(
         settings=settings,
         db=db,
@@ -187,10 +188,10 @@ async def _build_deps(
         users=user_directory(client, home=home, ttl_s=settings.users_cache_ttl_s, clock=clock),
         redactor=redactor,
         incidents=incidents,
-        notes=Notes(db, redactor, embedder, NotePolicy(max_chars=settings.note_max_chars), clock),
+        notes=notes,
         recall=recall,
         profiles=profiles,
-        threads=Threads(db, redactor, clock),
+        threads=Threads(db, redactor, clock, notes=notes),
         episodes=episodes,
         controls=Controls(db, clock, episodes=episodes),
         knowledge=know,

@@ -18,10 +18,12 @@ from apscheduler.triggers.interval import IntervalTrigger
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.answer import render
+from memory.episodes.statements import strip_label
 
 if TYPE_CHECKING:
     from bot.deps import Deps
     from memory.episodes.digest import Digest
+    from memory.episodes.model import Episode
 
 log = logging.getLogger("opsmemory.scheduler")
 ROLLUP_EVERY = timedelta(minutes=5)
@@ -102,9 +104,24 @@ def render_digest(d: Digest) -> str:
     lines = ["*Incident digest, last 24 hours*"]
     lines += [f"• Opened {i.id} ({i.severity}): {line(i.title, 200)}" for i in d.incidents_opened]
     lines += [f"• Resolved {i.id}: {line(i.title, 200)}" for i in d.incidents_resolved]
-    lines += [f"• {render.labelled('Decision', line(x.text, 200))}" for x in d.decisions[:10]]
-    lines += [f"• Thread: {line(e.title, 120)}" for e in d.episodes[:10]]
+    decisions = list(dict.fromkeys(strip_label(x.text)[:200] for x in d.decisions))
+    lines += [f"• Decision: {line(text, 200)}" for text in decisions[:10]]
+    lines += [digest_line(e) for e in d.episodes[:10]]
     return "\n".join(lines)
+
+
+def digest_line(e: Episode) -> str:
+    """One incident thread as a person would report it: what, root cause, status, owners."""
+    head = f"• {e.incident_id + ' ' if e.incident_id else ''}{render.one_line(e.title, 120)}"
+    parts = []
+    for key, label in (("root_causes", "root cause"), ("status", "status")):
+        lines = e.sections.get(key) or []
+        if lines:
+            parts.append(f"{label}: {render.one_line(lines[-1], 160)}")
+    actions = e.sections.get("actions") or []
+    if actions:
+        parts.append(f"{len(actions)} action{'s' if len(actions) != 1 else ''}")
+    return f"{head} — {'; '.join(parts)}" if parts else head
 
 
 def build_scheduler(jobs: Jobs, *, digest_time: str, timezone: str) -> AsyncIOScheduler:

@@ -39,7 +39,7 @@ class Question:
 @dataclass(frozen=True)
 class Conversation:
     sample_id: str
-    speakers: tuple[str, str]
+    speakers: tuple[str, ...]  # speaker_a, speaker_b, then anyone else who spoke, in order
     sessions: tuple[Session, ...]
     questions: tuple[Question, ...]
 
@@ -78,9 +78,11 @@ def _conversation(sample: dict) -> Conversation:
     for qa in sample["qa"]:
         ids = {p for e in qa.get("evidence", []) for p in _SPLIT.split(str(e)) if p}
         questions.append(Question(qa["question"], frozenset(ids & known), int(qa["category"])))
+    speakers = dict.fromkeys([conv["speaker_a"], conv["speaker_b"]])
+    speakers.update(dict.fromkeys(t.speaker for s in sessions for t in s.turns))
     return Conversation(
         sample_id=sample["sample_id"],
-        speakers=(conv["speaker_a"], conv["speaker_b"]),
+        speakers=tuple(speakers),
         sessions=tuple(sessions),
         questions=tuple(questions),
     )

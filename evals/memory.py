@@ -2,7 +2,8 @@
 
 Each conversation (LoCoMo) or question haystack (LongMemEval) becomes one incident channel;
 each speaker a subject; every turn a note saved with `Notes.save_many` (validation, redaction,
-embedding, one transaction). Questions are asked from that channel with `Recall.recall`.
+embedding, one transaction). LoCoMo turns are filed under the kind the bot gives a thread
+message (`memory.episodes.statements`), as capture does. Questions are asked from that channel with `Recall.recall`.
 Recency decay is off by default here: these questions are not biased towards recent turns.
 """
 
@@ -17,9 +18,10 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from evals.locomo import load_locomo
+from evals.locomo import Conversation, load_locomo
 from evals.longmemeval import load_longmemeval
 from memory.clock import Clock
+from memory.episodes.statements import classify
 from memory.errors import ValidationError
 from memory.incidents import Incidents
 from memory.notes import Note, NoteDraft, NotePolicy, Notes
@@ -135,32 +137,8 @@ class MemoryEval:
         report = EvalReport("locomo", self._mode, self._embedder_name, tuple(ks))
         sums = _Sums()
         for n, conv in enumerate(load_locomo(path)[:limit]):
-            channel = f"CLOCOMO{n}"
-            authors = {
-                name: Author.of(SlackIdentity(TEAM, f"UL{n}S{i}"), name)
-                for i, name in enumerate(conv.speakers)
-            }
             started = time.perf_counter()
-            incident = await self._open(authors[conv.speakers[0]], channel, conv.sample_id)
-            dia_of: dict[int, str] = {}
-            for session in conv.sessions:
-                drafts = [
-                    NoteDraft(
-                        self._ctx(authors.get(t.speaker) or authors[conv.speakers[0]], channel),
-                        t.text,
-                        incident=incident,
-                        at=session.at + timedelta(seconds=i),
-                    )
-                    for i, t in enumerate(session.turns)
-                ]
-                notes = await self._save(drafts)
-                dia_of.update(
-                    {
-                        note.id: t.dia_id
-                        for note, t in zip(notes, session.turns, strict=True)
-                        if note is not None
-                    }
-                )
+            channel, dia_of = await self.ingest_locomo(n, conv)
             report.notes += len(dia_of)
             report.ingest_s += time.perf_counter() - started
             started = time.perf_counter()
@@ -176,6 +154,41 @@ class MemoryEval:
             self._progress(f"{conv.sample_id}: {len(dia_of)} turns, {sums.n} questions so far")
         sums.fill(report)
         return report
+
+    async def ingest_locomo(self, n: int, conv: Conversation) -> tuple[str, dict[int, str]]:
+        """One conversation into its own incident channel, each speaker a subject; returns the
+        channel and the dialogue id of every saved note."""
+        channel = f"CLOCOMO{n}"
+        authors = {
+            name: Author.of(SlackIdentity(TEAM, f"UL{n}S{i}"), name)
+            for i, name in enumerate(conv.speakers)
+        }
+        incident = await self._open(authors[conv.speakers[0]], channel, conv.sample_id)
+        dia_of: dict[int, str] = {}
+        for session in conv.sessions:
+            drafts = [
+                NoteDraft(
+                    self._ctx(authors[t.speaker], channel),
+                    t.text,
+                    kind=classify(t.text).kind,  # as the bot files a thread message
+                    incident=incident,
+                    at=session.at + timedelta(seconds=i),
+                )
+                for i, t in enumerate(session.turns)
+            ]
+            notes = await self._save(drafts)
+            dia_of.update(
+                {
+                    note.id: t.dia_id
+                    for note, t in zip(notes, session.turns, strict=True)
+                    if note is not None
+                }
+            )
+        return channel, dia_of
+
+    @property
+    def recall(self) -> Recall:
+        return self._recall
 
     async def longmemeval(
         self, path: Path, ks: Sequence[int], *, granularity: str, limit: int | None = None

@@ -48,6 +48,19 @@ def topic_terms(text: str, *, max_terms: int = 32) -> list[str]:
     return list(seen)[:max_terms]
 
 
+_ALNUM = re.compile(r"[a-z0-9]+")
+STEM = 5  # words compared on their first letters, so "timeouts" meets "timeout"
+
+
+def stems(text: str) -> set[str]:
+    """Content words of `text`, cut to their first `STEM` letters (a crude, cheap stemmer)."""
+    return {
+        w[:STEM]
+        for w in _ALNUM.findall(text.lower())
+        if w not in STOP_WORDS and (len(w) > 1 or w.isdigit())
+    }
+
+
 def fts_match(terms: Sequence[str]) -> str | None:
     """An FTS5 MATCH expression: any term (BM25 ranks those with more, rarer terms higher)."""
     if not terms:

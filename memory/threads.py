@@ -4,28 +4,40 @@ Stored once per (team, channel, ts), so a double delivery (app_mention + message
 no-op; `message_changed` re-redacts and replaces, `message_deleted` removes the row; both drop
 the old keyword index entry and the thread's episode, as bytes too. Summaries never need to read
 history back from Slack.
+
+Thread messages are memory: with `Notes` given, each captured message of an incident is also
+saved as a note of the kind it states (`memory.episodes.statements`: decision, action, root
+cause, mitigation, status, correction, or plain talk), with its author, time and permalink, so
+recall finds what was said in the thread the way it finds `/incident note` entries. An edit
+replaces that note and a deletion removes it, with the same byte-level care.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+import logging
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
 from memory.clock import Clock, iso, parse_iso, utc_now
-from memory.errors import NotChannelMemory, UnknownItem
+from memory.episodes.statements import classify
+from memory.errors import NotChannelMemory, UnknownItem, ValidationError
+from memory.notes.notes import NoteDraft
 from memory.redaction.redactor import Finding
-from memory.scopes import Requester
+from memory.scopes import Requester, WriteContext
 from memory.store import episodes as episode_store
+from memory.store import notes as note_store
 from memory.store import threads as store
 from memory.store.audit import finding_counts, findings_list_json, write_audit
+from memory.subjects import Author, SlackIdentity, Subjects
 
 if TYPE_CHECKING:
+    from memory.notes.notes import Notes
     from memory.redaction.redactor import Redactor
-    from memory.scopes import WriteContext
-    from memory.store.db import Database, Row
+    from memory.store.db import Database, Row, Tx
 
+log = logging.getLogger(__name__)
 ID_PREFIX = "message:"
 MAX_MESSAGE_CHARS = 40_000  # Slack's own limit on message text
 
@@ -80,15 +92,32 @@ def _message(row: Row) -> CapturedMessage:
 class Threads:
     """Reads and writes `memory_thread_messages` (+ its FTS, via triggers)."""
 
-    def __init__(self, db: Database, redactor: Redactor, clock: Clock = utc_now) -> None:
+    def __init__(
+        self,
+        db: Database,
+        redactor: Redactor,
+        clock: Clock = utc_now,
+        *,
+        notes: Notes | None = None,
+    ) -> None:
         self._db = db
         self._redactor = redactor
         self._clock = clock
+        self._notes = notes
+        self._subjects = Subjects(db, clock)
 
     async def capture(
-        self, ctx: WriteContext, *, ts: str, thread_ts: str | None, text: str
+        self,
+        ctx: WriteContext,
+        *,
+        ts: str,
+        thread_ts: str | None,
+        text: str,
+        incident: str | None = None,
     ) -> CapturedMessage | None:
-        """Store one message (redacted); None when it has no text. A repeat returns the first."""
+        """Store one message (redacted); None when it has no text. A repeat returns the first.
+
+        With an incident and `Notes`, the message also becomes recall evidence (a note)."""
         if ctx.scope != "channel" or ctx.channel_id is None:
             raise NotChannelMemory()
         if not text.strip():
@@ -114,6 +143,7 @@ class Threads:
                 now=now,
             )
             await store.touch_thread(tx, ctx.team_id, ctx.channel_id, root, now)
+            await self._subjects.remember(tx, ctx.author)  # roll-ups name who took part
             if redacted.removed_any:  # audit what was removed from captured text (counts only)
                 await write_audit(
                     tx,
@@ -129,7 +159,25 @@ class Threads:
             row = await store.find_message(tx, ctx.team_id, ctx.channel_id, ts)
         if row is None:  # pragma: no cover - we just inserted it inside this transaction
             raise UnknownItem(ts)
-        return _message(row)
+        message = _message(row)
+        if incident is not None:
+            await self._remember(ctx, message, incident)
+        return message
+
+    async def _remember(self, ctx: WriteContext, message: CapturedMessage, incident: str) -> None:
+        """Save the captured (already redacted) message as a note of the kind it states; the
+        note keeps the words as said (a "root cause:" label is searchable), shown without it."""
+        if self._notes is None:
+            return
+        statement = classify(message.text, author=ctx.author.display_name)
+        ctx = replace(ctx, source_ts=message.ts)
+        try:
+            # Vectors come from the index_vectors job within a minute (keyword recall finds the
+            # note at once): embedding every message as it arrives held up draining a burst.
+            draft = NoteDraft(ctx, message.text, statement.kind, incident)
+            await self._notes.save_many([draft], vectors_later=True)
+        except ValidationError:  # only placeholders left, or too long for a note: stays captured
+            log.info("message_not_noted", extra={"channel": ctx.channel_id})
 
     async def edit(self, team_id: str, channel_id: str, ts: str, new_text: str) -> bool:
         """Apply `message_changed`: re-redact and replace; False when the message is unknown.
@@ -160,8 +208,45 @@ class Threads:
             )
             await episode_store.delete_thread_episode(tx, team_id, channel_id, row["thread_ts"])
             await store.touch_thread(tx, team_id, channel_id, row["thread_ts"], now)
+            noted = await self._forget_note(tx, team_id, channel_id, ts)
         await self._db.checkpoint()
+        if noted is not None:
+            await self._renote(noted, redacted.text)
         return True
+
+    async def _forget_note(self, tx: Tx, team_id: str, channel_id: str, ts: str) -> Row | None:
+        """Delete the note a captured message became (and its vectors, its text in neighbours'
+        context); returns what is needed to save its replacement, None when there was none."""
+        from memory.controls.forget import Counts, delete_notes  # controls imports this module
+
+        rows = await note_store.from_message(tx, team_id, channel_id, ts)
+        if rows:
+            await delete_notes(tx, [int(r["id"]) for r in rows], Counts())
+        return rows[0] if rows else None
+
+    async def _renote(self, old: Row, text: str) -> None:
+        """After an edit: the message's note again, with the new text (same author and place)."""
+        if self._notes is None:
+            return
+        org, _, user = str(old["owner_subject_id"]).partition("/")
+        team = str(old["team_id"])
+        identity = SlackIdentity(team, user, enterprise_id=None if org == team else org)
+        author = Author(str(old["owner_subject_id"]), identity, str(old["author_name"]))
+        ctx = WriteContext(
+            author,
+            team,
+            old["channel_id"],
+            bool(old["channel_is_private"]),
+            "channel",
+            permalink=old["permalink"],
+            source_ts=old["source_ts"],
+        )
+        statement = classify(text, author=author.display_name)
+        try:
+            draft = NoteDraft(ctx, text, statement.kind, old["incident_id"])
+            await self._notes.save_many([draft], vectors_later=True)
+        except ValidationError:
+            log.info("message_not_noted", extra={"channel": old["channel_id"]})
 
     async def delete(self, team_id: str, channel_id: str, ts: str) -> bool:
         """Apply `message_deleted`: the row, its FTS entry and the thread's episode go at once,
@@ -174,6 +259,7 @@ class Threads:
             await store.delete_message(tx, int(row["id"]))
             await episode_store.delete_thread_episode(tx, team_id, channel_id, row["thread_ts"])
             await store.touch_thread(tx, team_id, channel_id, row["thread_ts"], now)
+            await self._forget_note(tx, team_id, channel_id, ts)
         await self._db.checkpoint()
         return True
 

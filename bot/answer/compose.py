@@ -16,14 +16,17 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from bot.answer import runbook_text
 from knowledge.search import see_also
+from memory.episodes.statements import strip_label
 from memory.errors import EmbeddingUnavailable
 from memory.text import STOP_WORDS
+
+NOTHING_IN_MEMORY = "Memory has nothing on that."
 
 if TYPE_CHECKING:
     from knowledge.search import Knowledge, RunbookHit
     from memory.episodes.episodes import Episodes
     from memory.profiles.profiles import Profiles
-    from memory.recall.recall import Recall
+    from memory.recall.recall import Recall, RecallItem
     from memory.scopes import Requester
     from skills.loader import SkillIndex
 
@@ -81,6 +84,10 @@ class SimilarIncident:
     title: str
     why: str
     url: str | None = None
+    when: str = ""  # "12 Mar 2026"
+    status: str = ""
+    line: str | None = None  # its root cause / resolution line
+    channel_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -175,29 +182,21 @@ class Answering:
             timings[name] = (time.perf_counter() - started) * 1000
 
     async def _memories(self, q: Question) -> list[Source]:
-        """This incident's notes first, then notes of every other incident the asker may see
-        (Slack's visibility, `memory.scopes`): what the team learnt last time counts too."""
-        k = self.config.memories
-        here, anywhere = await asyncio.gather(
-            self._recall.recall(q.requester, q.text, k=k, incident=q.incident_id)
-            if q.incident_id
-            else _none(),
-            self._recall.recall(q.requester, q.text, k=k),
-        )
-        seen = {item.id for item in here}
-        items = [*here, *(i for i in anywhere if i.id not in seen)][:k]
+        """What memory says that answers the question: only items above the relevance floor,
+        from this incident first but from any the asker may see, each labelled with what it
+        is, who said it and when, linked to where it was said."""
+        items = await self._recall.relevant(q.requester, q.text)
         # Recall returns notes; episodes and profile facts come from their own stages below.
         return [
             Source(
                 "",
                 "mine" if item.scope == "user" else "incident",
-                f"{item.kind} {item.id}"
-                + (f" · {item.incident_id}" if item.incident_id != q.incident_id else ""),
-                item.text,
+                memory_label(item, here=q.incident_id),
+                shown_text(item),
                 item.permalink,
                 ref=f"note:{item.id}",
             )
-            for item in items
+            for item in items[: self.config.memories]
         ]
 
     async def _profile(self, q: Question) -> list[Source]:
@@ -246,7 +245,16 @@ class Answering:
     async def _similar(self, q: Question) -> list[SimilarIncident]:
         matches = await self._recall.similar_incidents(q.requester, q.text, limit=3)
         return [
-            SimilarIncident(m.incident.id, m.incident.title, m.why)
+            SimilarIncident(
+                m.incident.id,
+                m.incident.title,
+                m.why,
+                url=m.url,
+                when=m.incident.opened_at.strftime("%d %b %Y"),
+                status=m.incident.status,
+                line=m.line,
+                channel_id=m.incident.channel_id,
+            )
             for m in matches
             if m.incident.id != q.incident_id
         ]
@@ -315,6 +323,40 @@ def _proposals(
     return out
 
 
+KIND_NAMES = {
+    "root_cause": "root cause",
+    "decision": "decision",
+    "action": "action",
+    "mitigation": "mitigation",
+    "status": "status",
+    "correction": "correction",
+    "fact": "fact",
+    "preference": "preference",
+    "note": "note",
+}
+
+
+def shown_text(item: RecallItem) -> str:
+    """The item's words without a leading label its kind already says ("Decision: …" of a
+    decision); a plain note keeps all of its words."""
+    return item.text if item.kind == "note" else strip_label(item.text)
+
+
+def memory_label(item: RecallItem, *, here: str | None) -> str:
+    """'root cause · Priya · 12 Mar 02:14 UTC' (+ the incident when it is another one, and
+    'superseded' when a later correction, shown above it, replaced it)."""
+    parts = [KIND_NAMES.get(item.kind, item.kind)]
+    if item.author_name:
+        parts.append(item.author_name)
+    parts.append(item.created_at.strftime("%d %b %H:%M UTC"))
+    if item.incident_id and item.incident_id != here:
+        parts.append(item.incident_id)
+    label = " · ".join(parts)
+    if item.superseded_by is not None:
+        label += " · superseded by the correction above"
+    return label
+
+
 def _summary(runbooks: list[Source], memories: list[Source]) -> str:
     if not runbooks and not memories:
         return "I found nothing in the runbooks or in memory that answers this."
@@ -327,7 +369,9 @@ def _summary(runbooks: list[Source], memories: list[Source]) -> str:
             parts.append(f"*{top.label}* [{top.key}]\n{runbook_text.to_mrkdwn(top.text)}")
     if memories:
         top = memories[0]
-        parts.append(f"Memory says [{top.key}]: {_first_sentence(top.text)}")
+        parts.append(f"Memory says [{top.key}] ({top.label}): {_first_sentence(top.text)}")
+    else:
+        parts.append(NOTHING_IN_MEMORY)
     return "\n".join(parts)
 
 

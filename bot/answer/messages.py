@@ -145,3 +145,7 @@ def unknown_runbook(slug: str, closest: list[str], total: int) -> str:
         f"There is no runbook `{slug}` among the {total:,} runbooks; "
         "`/incident runbook <words>` searches them."
     )
+
+
+NOTHING_SIMILAR = "No similar past incidents found."
+NOTHING_IN_MEMORY_HERE = "Memory has nothing on that."

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from bot.answer import messages, runbook_text
-from bot.answer.compose import Answer, Source
+from bot.answer.compose import Answer, SimilarIncident, Source
 
 if TYPE_CHECKING:
     from knowledge.search import RunbookHit
@@ -134,12 +134,7 @@ def answer(a: Answer, *, link: str | None = None) -> list[Block]:
     blocks: list[Block] = [section(escape(a.summary), link=link)]
     blocks += _source_lines("Runbooks", a.of_kind("runbook"))
     blocks += _source_lines("Memory", a.of_kind("incident", "episode"))
-    if a.similar:
-        lines = ["*Similar past incidents*"] + [
-            f"• {escape(s.incident_id)} {one_line(s.title, 120)} — {one_line(s.why)}"
-            for s in a.similar
-        ]
-        blocks.append(section("\n".join(lines)))
+    blocks += similar_incidents(a.similar)
     if a.notice:
         blocks.append(context(a.notice))
     buttons = [
@@ -170,6 +165,22 @@ def personal_addendum(a: Answer) -> list[Block]:
     lines = [f"*{messages.PERSONAL_ADDENDUM}*"] + [
         f"• {_cite(s)} — {one_line(s.text)}" for s in a.personal
     ]
+    return [section("\n".join(lines))]
+
+
+def similar_incidents(similar: Sequence[SimilarIncident]) -> list[Block]:
+    """Up to three past incidents: id (linked), title, when, status, root cause line; or a
+    plain statement that nothing similar was found."""
+    if not similar:
+        return [context(messages.NOTHING_SIMILAR)]
+    lines = ["*Similar past incidents*"]
+    for s in similar[:3]:
+        name = bot_link(s.url, s.incident_id) if s.url else escape(s.incident_id)
+        where = f" in <#{s.channel_id}>" if s.channel_id and not s.url else ""
+        facts = " · ".join(escape(x) for x in (s.when, s.status) if x)
+        head = f"• {name} {one_line(s.title, 80)}{where} ({facts})"
+        line = s.line or s.why
+        lines.append(f"{head} — {one_line(line)}" if line else head)
     return [section("\n".join(lines))]
 
 

@@ -33,6 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
         redact_cmd,
         run_cmd,
         sandbox_cmd,
+        slack_eval,
     )
 
     parser = argparse.ArgumentParser(
@@ -53,6 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
     eval_sub = evaluate.add_subparsers(dest="eval_command", metavar="WHAT", required=True)
     knowledge_cmds.add_eval_runbooks_parser(eval_sub)
     memory_eval.add_eval_memory_parser(eval_sub)
+    memory_eval.add_eval_calibrate_parser(eval_sub)
+    slack_eval.add_eval_slack_parser(eval_sub)
 
     redact_cmd.add_redact_parser(sub)
     memory_cmds.add_memory_parser(sub)

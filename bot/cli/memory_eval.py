@@ -7,10 +7,11 @@ import json
 import sys
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from bot.settings import Settings
+    from memory.text import Mode
 
 
 def _ks(text: str) -> tuple[int, ...]:
@@ -148,3 +149,79 @@ async def run_eval_memory(args: argparse.Namespace, settings: Settings) -> int:
     if args.json:
         print(json.dumps(report.as_json()))
     return 0
+
+
+def add_eval_calibrate_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Register `calibrate` under the `eval` subcommands."""
+    parser = sub.add_parser(
+        "calibrate",
+        help="Fit memory's relevance floor on a LoCoMo-format file (held-out folds reported).",
+        description="Ingest the conversations, ask each question in its own channel and in "
+        "another, fit the floor that decides what answers a question and when memory has "
+        "nothing, and print fitted and leave-one-conversation-out figures.",
+    )
+    parser.add_argument("--locomo", type=Path, metavar="FILE", required=True)
+    parser.add_argument(
+        "--json", action="store_true", help="print one JSON object as the last line"
+    )
+    parser.set_defaults(handler=run_eval_calibrate)
+    return parser
+
+
+async def run_eval_calibrate(args: argparse.Namespace, settings: Settings) -> int:
+    """Fit the floor for hybrid and keyword-only search; print the configs and the figures."""
+    from evals import calibrate
+    from evals.memory import MemoryEval
+    from memory.recall.recall import RecallConfig
+    from memory.store.db import Database
+
+    redactor, embedder = await _parts(settings)
+    result: dict[str, object] = {"benchmark": "calibrate"}
+    with tempfile.TemporaryDirectory(prefix="opsmemory-calibrate-") as tmp:
+        db = await Database.open(Path(tmp) / "eval.db")
+        try:
+            runner = MemoryEval(db, redactor, embedder, config=RecallConfig(half_life_hours=None))
+            channels = await calibrate.ingest(runner, args.locomo)
+            modes: tuple[Mode, ...] = ("hybrid", "keyword") if embedder else ("keyword",)
+            for mode in modes:
+                cases = await calibrate.collect(runner, args.locomo, channels, mode=mode)
+                config = calibrate.fit(cases, keyword_only=mode == "keyword")
+                fitted = calibrate.score(config, cases)
+                held = calibrate.held_out(cases, keyword_only=mode == "keyword")
+                print(f"{mode}: {config!r}")
+                for name in fitted:
+                    print(f"  {name:<14} fitted {fitted[name]:.3f}  held-out {held[name]:.3f}")
+                result[mode] = {
+                    "config": vars(config),
+                    "fitted": {k: round(v, 4) for k, v in fitted.items()},
+                    "held_out": {k: round(v, 4) for k, v in held.items()},
+                }
+        finally:
+            await db.close()
+    if args.json:
+        print(json.dumps(result))
+    return 0
+
+
+async def _parts(settings: Settings) -> tuple[Any, Any]:
+    """The redactor and embedder the settings name, warmed up."""
+    from memory.embedding.embedder import build_embedder
+    from memory.redaction.redactor import RedactionPolicy, Redactor
+
+    embedder = build_embedder(
+        settings.embedder,
+        ollama_host=settings.ollama_host,
+        ollama_model=settings.ollama_embed_model,
+        timeout_s=settings.ollama_timeout_s,
+    )
+    redactor = Redactor(
+        RedactionPolicy(
+            redact_ip_addresses=settings.redact_ip_addresses,
+            redact_person_names=settings.redact_person_names,
+            ner_model=settings.ner_model,
+        )
+    )
+    await redactor.warm_up()
+    if embedder is not None:
+        await embedder.warm_up()
+    return redactor, embedder

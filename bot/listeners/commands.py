@@ -16,6 +16,7 @@ from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.answer import messages, render
+from bot.answer.compose import memory_label, shown_text
 from bot.directory import incident_for, open_incident, requester_for, write_context
 from bot.guarded import thread
 from bot.guarded.requests import parse_run
@@ -25,6 +26,7 @@ from knowledge.search import see_also
 from memory.errors import OpsmemoryError, ValidationError
 from memory.incidents import Incident
 from memory.notes.notes import NoteDraft
+from memory.recall.recall import RecallItem
 
 if TYPE_CHECKING:
     from bot.deps import Deps
@@ -169,11 +171,11 @@ async def _run(deps: Deps, cmd: IncidentCommand, c: dict[str, Any]) -> tuple[str
         requester = await requester_for(
             deps.users, deps.memberships, team_id=team, user_id=user, channel_id=channel
         )
-        items = await deps.recall.recall(requester, cmd.args, k=5)
+        here = await incident_for(deps.incidents, deps.channels, team_id=team, channel_id=channel)
+        items = await deps.recall.relevant(requester, cmd.args)
         if not items:
-            return "Memory has nothing on that here.", False
-        lines = [f"• [{i.kind}] {render.one_line(i.text, 300)}  `{i.source}:{i.id}`" for i in items]
-        return "\n".join(lines), False
+            return messages.NOTHING_IN_MEMORY_HERE, False
+        return recall_lines(items, here=here.id if here else None), False
     if cmd.sub == "status":
         inc = await _incident_here(deps, team, channel)
         if cmd.args:
@@ -216,6 +218,18 @@ async def _run_action(deps: Deps, args: str, c: dict[str, Any], client: AsyncWeb
         f"{request.approvals_needed} approval(s) needed).", user_id=user,
     )  # fmt: skip
     return messages.GUARDED_REQUESTED_EPHEMERAL.format(id=request.id, action=action.name)
+
+
+def recall_lines(items: list[RecallItem], *, here: str | None) -> str:
+    """The answer to `/incident recall`: best first, each with what it is, who said it, when,
+    a link to where it was said, and its id (for `/incident forget`)."""
+    lines = []
+    for item in items:
+        label = memory_label(item, here=here)
+        shown = render.bot_link(item.permalink, label) if item.permalink else render.escape(label)
+        text = render.one_line(shown_text(item), 300)
+        lines.append(f"• {shown} — {text}  `{item.source}:{item.id}`")
+    return "\n".join(lines)
 
 
 async def _incident_here(deps: Deps, team: str, channel: str) -> Incident:

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import logging
 import time
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from slack_bolt.async_app import AsyncApp
+from slack_sdk.errors import SlackApiError
+from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.directory import incident_for, write_context
 from bot.listeners import bind
@@ -25,7 +28,9 @@ def register(app: AsyncApp, deps: Deps) -> None:
     app.event("message")(bind(on_message, deps=deps))
 
 
-async def on_message(event: dict[str, Any], context: Any, *, deps: Deps) -> None:
+async def on_message(
+    event: dict[str, Any], context: Any, client: AsyncWebClient, *, deps: Deps
+) -> None:
     """Store a person's message (redacted); apply edits and deletions to what is stored."""
     team, channel = context.team_id, event.get("channel", "")
     subtype = event.get("subtype")
@@ -58,9 +63,32 @@ async def on_message(event: dict[str, Any], context: Any, *, deps: Deps) -> None
         scope="channel",
         source_ts=event["ts"],
     )
+    text = event.get("text", "")
+    # A question to the bot is not evidence of what happened; everything else people say is.
+    bot_user = getattr(context, "bot_user_id", None) or context.get("bot_user_id")
+    asks_bot = bool(bot_user) and f"<@{bot_user}>" in text
+    if not asks_bot:
+        ctx = replace(ctx, permalink=await _permalink(client, channel, event["ts"]))
     started = time.perf_counter()
-    text = without_bot_mention(event.get("text", ""), context.bot_user_id)
+    text = without_bot_mention(text, context.bot_user_id)
     if not text:  # only the bot's mention: nothing for memory to keep
         return
-    await deps.threads.capture(ctx, ts=event["ts"], thread_ts=event.get("thread_ts"), text=text)
+    await deps.threads.capture(
+        ctx,
+        ts=event["ts"],
+        thread_ts=event.get("thread_ts"),
+        text=text,
+        incident=None if asks_bot else incident.id,
+    )
     deps.metrics.redaction_latency.observe(time.perf_counter() - started)
+
+
+async def _permalink(client: AsyncWebClient, channel: str, ts: str) -> str | None:
+    """The message's permalink from Slack; None when Slack will not say (the note still counts)."""
+    try:
+        reply = await client.chat_getPermalink(channel=channel, message_ts=ts)
+    except SlackApiError:
+        log.info("permalink_unavailable", extra={"channel": channel})
+        return None
+    link = reply.get("permalink")
+    return link if isinstance(link, str) else None

@@ -80,7 +80,7 @@ class Episodes:
             async with self._db.transaction() as tx:
                 await store.delete_thread_episode(tx, team_id, channel_id, thread_ts)
             return None
-        s = summarise(messages)
+        s = summarise(messages, {m.author_subject_id: m.name for m in messages if m.name})
         root = messages[0]
         vector = await self._embed(f"{s.title}\n{s.text}")
         async with self._db.transaction() as tx:
@@ -206,7 +206,14 @@ async def _read_thread(db: Database, team_id: str, channel_id: str, thread_ts: s
     """The thread's captured rows, ordered by ts (system read: roll-ups serve the channel)."""
     rows = await thread_store.thread_lines(db, team_id, channel_id, thread_ts)
     return [
-        _Msg(r["ts"], r["text"], r["owner_subject_id"], bool(r["channel_is_private"])) for r in rows
+        _Msg(
+            r["ts"],
+            r["text"],
+            r["owner_subject_id"],
+            bool(r["channel_is_private"]),
+            r["display_name"],
+        )
+        for r in rows
     ]
 
 
@@ -216,6 +223,7 @@ class _Msg:
     text: str
     author_subject_id: str
     channel_is_private: bool
+    name: str = ""
 
 
 _LLM_PROMPT = (

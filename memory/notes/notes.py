@@ -43,7 +43,17 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-NoteKind = Literal["note", "decision", "action", "root_cause", "fact", "preference", "correction"]
+NoteKind = Literal[
+    "note",
+    "decision",
+    "action",
+    "root_cause",
+    "mitigation",
+    "status",
+    "fact",
+    "preference",
+    "correction",
+]
 NOTE_KINDS: tuple[str, ...] = get_args(NoteKind)
 _PLACEHOLDER = re.compile(r"<[A-Z][A-Z0-9_]*>")
 _FILLER = " \t\n.,;:-_*`'\"()[]{}=/"  # what may surround secrets in a note that is only secrets

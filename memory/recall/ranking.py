@@ -10,6 +10,8 @@ DEFAULT_KIND_WEIGHTS: Mapping[str, float] = {
     "decision": 1.2,
     "correction": 1.2,
     "action": 1.1,
+    "mitigation": 1.1,
+    "status": 1.05,
     "fact": 1.05,
     "preference": 1.0,
     "note": 1.0,

@@ -2,6 +2,8 @@
 
 Keyword and vector candidates are fused by weighted reciprocal rank, lent to neighbours, then
 reranked by recency, kind and named dates (`Recall.recall`); visibility is in the SQL of every read.
+`Recall.relevant` then keeps only what answers the question (`memory.recall.floor`), with later
+corrections placed above what they correct (`memory.recall.supersede`).
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -17,14 +19,16 @@ from memory.clock import Clock, parse_iso, utc_now
 from memory.errors import EmbeddingUnavailable, InvalidLimit
 from memory.incidents import parse_incident_id
 from memory.notes.exchange import WINDOW as EXCHANGE_WINDOW
+from memory.recall.floor import FLOORS, Features, FloorConfig, coverage
 from memory.recall.keyword import KeywordConfig, keyword_candidates
 from memory.recall.ranking import DEFAULT_KIND_WEIGHTS, recency_factor
+from memory.recall.supersede import SupersedeConfig, corrects
 from memory.recall.time_hints import periods_in
 from memory.scopes import Requester, visible_partitions
 from memory.store import notes as note_store
 from memory.store.vectors import VectorTable
 from memory.store.visibility import public_channels
-from memory.text import Mode, rrf
+from memory.text import Mode, rrf, stems
 
 if TYPE_CHECKING:
     from memory.embedding.embedder import Embedder
@@ -51,6 +55,10 @@ class RecallConfig:
     overfetch: int = 50  # candidates per list, at least
     coarse: int = 200  # binary-code candidates (shared by the partitions searched) to rescore
     mode: Mode = "hybrid"
+    floors: Mapping[str, FloorConfig] = field(default_factory=lambda: dict(FLOORS))
+    candidates: int = 10  # ranked items the floor looks at
+    here_boost: float = 1.5  # for notes of the channel the question is asked in
+    supersede: SupersedeConfig = field(default_factory=SupersedeConfig)
 
 
 @dataclass(frozen=True)
@@ -66,13 +74,20 @@ class RecallItem:
     permalink: str | None
     score: float
     source: str = "note"
+    author_name: str = ""
+    similarity: float = 0.0  # cosine to the question, when the vector pass saw the item
+    relevance: float = 0.0  # the floor's probability that the item answers (`relevant` only)
+    superseded_by: int | None = None  # a later correction of this item, shown above it
+    corrects: int | None = None  # the item this correction supersedes
 
 
 @dataclass(frozen=True)
 class IncidentMatch:
     incident: Incident
     score: float
-    why: str
+    why: str  # the best matching note
+    line: str | None = None  # its root cause / resolution line
+    url: str | None = None  # permalink of the best matching note
 
 
 class Recall:
@@ -115,11 +130,12 @@ class Recall:
         mode = mode or self._config.mode
         incident_id = parse_incident_id(incident) if incident is not None else None
         fetch = max(self._config.overfetch, 3 * k)
+        sims: dict[int, float] = {}
         keyword, semantic = await asyncio.gather(
             self._keyword(requester, query, fetch, incident_id)
             if mode in ("keyword", "hybrid")
             else _nothing(),
-            self._semantic(requester, query, fetch)
+            self._semantic(requester, query, fetch, sims)
             if mode in ("semantic", "hybrid")
             else _nothing(),
         )
@@ -142,6 +158,7 @@ class Recall:
             score = (
                 fused[row["id"]]
                 * (self._config.date_boost if in_period else 1.0)
+                * (self._config.here_boost if row["channel_id"] == requester.channel_id else 1.0)
                 * self._config.kind_weights.get(row["kind"], 1.0)
                 * recency_factor(
                     (now - created).total_seconds() / 3600,
@@ -149,31 +166,98 @@ class Recall:
                     floor=self._config.decay_floor,
                 )
             )
-            items.append(_item(row, created, score))
+            items.append(_item(row, created, score, sims.get(int(row["id"]), 0.0)))
         items.sort(key=lambda it: (-it.score, -it.id))
         return items[:k]
+
+    async def relevant(
+        self,
+        requester: Requester,
+        query: str,
+        *,
+        incident: str | None = None,
+        mode: Mode | None = None,
+    ) -> list[RecallItem]:
+        """What answers the question, best first: at most a few items, [] below the floor.
+
+        Each ranked candidate gets the floor's probability of being evidence; a later
+        correction of a kept item (same channel, same subject) is put right above it and the
+        item is marked superseded, so the newer statement wins."""
+        mode = mode or self._config.mode
+        floor = self._config.floors.get(mode if self._embedder is not None else "keyword")
+        ranked = await self.recall(
+            requester, query, k=self._config.candidates, incident=incident, mode=mode
+        )
+        if floor is None:
+            return ranked
+        question = stems(query)
+        # An item the vector pass did not see (no vector yet: the index job embeds new notes
+        # within a minute) is judged by the model fitted without similarity.
+        words_only = self._config.floors.get("keyword", floor)
+        probabilities = [
+            (floor if item.similarity > 0 else words_only).probability(
+                features(question, item, rank)
+            )
+            for rank, item in enumerate(ranked)
+        ]
+        kept = [replace(ranked[i], relevance=probabilities[i]) for i in floor.keep(probabilities)]
+        return (await self._with_corrections(requester, kept))[: floor.most]
+
+    async def _with_corrections(
+        self, requester: Requester, items: list[RecallItem]
+    ) -> list[RecallItem]:
+        out: list[RecallItem] = []
+        for item in items:
+            fix = None
+            if item.channel_id is not None and item.kind != "correction":
+                rows = await note_store.later_corrections(
+                    self._db, requester, channel_id=item.channel_id, after_id=item.id, limit=50
+                )
+                fixes = [
+                    r
+                    for r in rows
+                    if corrects(item.text, item.id, r["text"], int(r["id"]), self._config.supersede)
+                ]
+                fix = fixes[-1] if fixes else None  # the latest word on it wins
+            if fix is None:
+                if item.id not in {o.id for o in out}:
+                    out.append(item)
+                continue
+            fix_id = int(fix["id"])
+            if fix_id not in {o.id for o in out}:
+                correction = next((it for it in items if it.id == fix_id), None)
+                if correction is None:
+                    correction = _item(fix, parse_iso(fix["created_at"]), item.score, 0.0)
+                out.append(replace(correction, corrects=item.id, relevance=item.relevance))
+            out.append(replace(item, superseded_by=fix_id))
+        return out
 
     async def similar_incidents(
         self, requester: Requester, text: str, limit: int = 3
     ) -> list[IncidentMatch]:
-        """Past incidents whose visible notes best match `text`, excluding this channel's own.
+        """Past incidents whose visible notes answer `text`, excluding this channel's own.
 
-        Similarity of meaning is what "a similar incident" is, and the vector pass is the cheap
-        one at 100k notes (the keyword pass over common words is not), so this ranks on vectors
-        alone, falling back to keywords without an embedder.
+        Candidates come from the same ranking as recall (over every incident the requester may
+        see); a past incident counts only when one of its notes passes the relevance floor, so
+        an unrelated question finds nothing similar. Each match carries the incident's root
+        cause (or mitigation, status, decision) line and a link to what matched.
         """
         from memory.incidents import Incidents
 
-        mode: Mode = "semantic" if self._vectors is not None else "keyword"
-        hits = await self.recall(requester, text, k=SIMILAR_CANDIDATES, mode=mode)
-        if not hits and mode == "semantic":  # embedder down: keywords still find something
-            hits = await self.recall(requester, text, k=SIMILAR_CANDIDATES, mode="keyword")
+        hits = await self.recall(requester, text, k=SIMILAR_CANDIDATES)
+        mode = self._config.mode if self._embedder is not None else "keyword"
+        floor = self._config.floors.get(mode)
+        question = stems(text)
         by_incident: dict[str, tuple[float, RecallItem]] = {}
-        for hit in hits:
+        for rank, hit in enumerate(hits):
             if hit.incident_id is None or hit.channel_id == requester.channel_id:
                 continue
+            judge = floor if hit.similarity > 0 else self._config.floors.get("keyword", floor)
+            p = judge.probability(features(question, hit, rank)) if judge else hit.score
+            if judge is not None and p < judge.floor:
+                continue
             total, best = by_incident.get(hit.incident_id, (0.0, hit))
-            by_incident[hit.incident_id] = (total + hit.score, best)
+            by_incident[hit.incident_id] = (total + p, best)
         ranked = sorted(by_incident.items(), key=lambda kv: -kv[1][0])
         incidents = Incidents(self._db, self._clock)
         matches: list[IncidentMatch] = []
@@ -181,11 +265,42 @@ class Recall:
             # A visible note may name an incident the requester cannot see (a private channel's):
             # such an incident is skipped, never shown.
             incident = await incidents.get_visible(requester, incident_id)
-            if incident is not None:
-                matches.append(IncidentMatch(incident=incident, score=total, why=best.text[:200]))
+            if incident is None:
+                continue
+            line = await self._headline(requester, incident_id)
+            matches.append(
+                IncidentMatch(
+                    incident=incident,
+                    score=total,
+                    why=best.text[:200],
+                    line=line,
+                    url=best.permalink,
+                )
+            )
             if len(matches) >= max(1, limit):
                 break
         return matches
+
+    async def _headline(self, requester: Requester, incident_id: str) -> str | None:
+        """The incident's root cause line (a later correction of it wins), else its latest
+        mitigation, status change or decision."""
+        rows = await note_store.incident_statements(self._db, requester, incident_id)
+        order = ("root_cause", "mitigation", "status", "decision")
+        for kind in order:
+            row = next((r for r in rows if r["kind"] == kind), None)
+            if row is None:
+                continue
+            fix = next(
+                (
+                    r
+                    for r in rows  # newest first
+                    if r["kind"] == "correction"
+                    and corrects(row["text"], int(row["id"]), r["text"], int(r["id"]))
+                ),
+                None,
+            )
+            return str((fix or row)["text"])
+        return None
 
     async def _keyword(
         self, requester: Requester, query: str, limit: int, incident_id: str | None
@@ -199,7 +314,9 @@ class Recall:
             config=self._config.keyword,
         )
 
-    async def _semantic(self, requester: Requester, query: str, limit: int) -> list[int]:
+    async def _semantic(
+        self, requester: Requester, query: str, limit: int, sims: dict[int, float] | None = None
+    ) -> list[int]:
         if self._embedder is None or self._vectors is None or not query.strip():
             return []
         try:
@@ -216,6 +333,8 @@ class Recall:
             k=limit,
             coarse=max(self._config.coarse, limit),
         )
+        if sims is not None:
+            sims.update(hits)
         return [nid for nid, _ in hits]
 
     async def _lend_to_neighbours(self, fused: dict[int, float]) -> dict[int, float]:
@@ -244,7 +363,21 @@ async def _nothing() -> list[int]:
     return []
 
 
-def _item(row: Row, created: datetime, score: float) -> RecallItem:
+def features(question: set[str], item: RecallItem, rank: int) -> Features:
+    """What the floor reads of one ranked candidate."""
+    return Features(
+        similarity=item.similarity,
+        coverage=coverage(question, f"{_kind_words(item.kind)} {item.author_name} {item.text}"),
+        rank=1.0 / (rank + 1),
+    )
+
+
+def _kind_words(kind: str) -> str:
+    """What a note's kind says about it in words ("root cause"); plain notes say nothing."""
+    return "" if kind == "note" else kind.replace("_", " ")
+
+
+def _item(row: Row, created: datetime, score: float, similarity: float = 0.0) -> RecallItem:
     return RecallItem(
         id=int(row["id"]),
         kind=row["kind"],
@@ -256,4 +389,6 @@ def _item(row: Row, created: datetime, score: float) -> RecallItem:
         created_at=created,
         permalink=row["permalink"],
         score=score,
+        author_name=row["author_name"] or "",
+        similarity=similarity,
     )

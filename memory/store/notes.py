@@ -65,9 +65,18 @@ AND NOT EXISTS (SELECT 1 FROM memory_note_vectors v
 
 _VISIBLE_ROWS = """
 SELECT n.id, n.kind, n.text, n.scope, n.incident_id, n.channel_id, n.owner_subject_id,
-       n.created_at, n.permalink
+       n.created_at, n.permalink, n.author_name, n.source_ts
 FROM memory_notes n
 WHERE n.id IN (SELECT value FROM json_each(:ids)) AND {vis} {incident}
+"""
+
+_LATER_CORRECTIONS = """
+SELECT n.id, n.kind, n.text, n.scope, n.incident_id, n.channel_id, n.owner_subject_id,
+       n.created_at, n.permalink, n.author_name, n.source_ts
+FROM memory_notes n
+WHERE n.team_id = :team AND n.channel_id = :channel AND n.id > :after
+  AND n.kind = 'correction' AND {vis}
+ORDER BY n.id LIMIT :n
 """
 
 # Each hit's previous note (when the hit is in an exchange) and next note (when that one is).
@@ -276,3 +285,56 @@ async def neighbours(db: Database, note_ids: Sequence[int], *, window: int) -> l
         next_exchange=exchange_sql("x", window=window),
     )
     return await db.fetchall(sql, {"ids": json.dumps(list(note_ids))})
+
+
+_FROM_MESSAGE = """
+SELECT n.id, n.team_id, n.channel_id, n.channel_is_private, n.owner_subject_id, n.incident_id,
+       n.author_name, n.permalink, n.source_ts
+FROM memory_notes n
+WHERE n.team_id = :team AND n.channel_id = :channel AND n.source_ts = :ts AND n.scope = 'channel'
+ORDER BY n.id
+"""
+
+
+async def from_message(tx: Tx, team_id: str, channel_id: str, ts: str) -> list[Row]:
+    """Channel notes a captured message became (matched on its Slack key)."""
+    return await tx.fetchall(_FROM_MESSAGE, {"team": team_id, "channel": channel_id, "ts": ts})
+
+
+async def later_corrections(
+    db: Database, audience: Audience, *, channel_id: str, after_id: int, limit: int
+) -> list[Row]:
+    """Corrections said in a channel after note `after_id`, as the audience may see them."""
+    vis, params = visibility_sql(audience, alias="n")
+    return await db.fetchall(
+        _LATER_CORRECTIONS.format(vis=vis),
+        {
+            **params,
+            "team": audience.team_id,
+            "channel": channel_id,
+            "after": after_id,
+            "n": limit,
+        },
+    )
+
+
+_HEADLINE = """
+SELECT n.id, n.kind, n.text, n.permalink, n.created_at, n.author_name
+FROM memory_notes n
+WHERE n.team_id = :team AND n.incident_id = :incident AND {vis}
+  AND n.kind IN ('root_cause', 'mitigation', 'status', 'decision', 'correction')
+ORDER BY n.id DESC
+LIMIT :n
+"""
+
+
+async def incident_statements(
+    db: Database, audience: Audience, incident_id: str, *, limit: int = 40
+) -> list[Row]:
+    """An incident's newest root causes, mitigations, status changes, decisions and corrections
+    (newest first) that the audience may see."""
+    vis, params = visibility_sql(audience, alias="n")
+    return await db.fetchall(
+        _HEADLINE.format(vis=vis),
+        {**params, "team": audience.team_id, "incident": incident_id, "n": limit},
+    )

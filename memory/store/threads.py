@@ -145,10 +145,13 @@ async def visible_thread_messages(
 
 
 async def thread_lines(db: Database, team_id: str, channel_id: str, thread_ts: str) -> list[Row]:
-    """What a roll-up reads (ts, text, owner_subject_id, channel_is_private), in time order."""
+    """What a roll-up reads (ts, text, owner_subject_id, channel_is_private, display_name), in
+    time order; display_name is the author's name as last seen ('' when unknown)."""
     return await db.fetchall(
-        "SELECT ts, text, owner_subject_id, channel_is_private FROM memory_thread_messages"
-        " WHERE team_id = :team AND channel_id = :channel AND thread_ts = :thread"
-        " ORDER BY CAST(ts AS REAL), ts",
+        "SELECT m.ts, m.text, m.owner_subject_id, m.channel_is_private,"
+        " coalesce(s.display_name, '') AS display_name FROM memory_thread_messages AS m"
+        " LEFT JOIN memory_subjects AS s ON s.subject_id = m.owner_subject_id"
+        " WHERE m.team_id = :team AND m.channel_id = :channel AND m.thread_ts = :thread"
+        " ORDER BY CAST(m.ts AS REAL), m.ts",
         {"team": team_id, "channel": channel_id, "thread": thread_ts},
     )

@@ -86,7 +86,8 @@ async def test_health_turns_503_and_new_deliveries_are_refused_while_draining(
         report = await stopping
     assert report.clean
     assert await count(bot.settings.database_path, CAPTURED) == 3
-    assert await count(bot.settings.database_path, "SELECT count(*) FROM memory_notes") == 0
+    # Each stored thread message is also a note (issue 14); the late slash note is not stored.
+    assert await count(bot.settings.database_path, "SELECT count(*) FROM memory_notes") == 3
 
 
 async def test_work_outliving_the_grace_period_is_cancelled_and_named_by_id(
@@ -125,7 +126,8 @@ async def test_sigterm_after_a_burst_stores_every_acknowledged_message_and_exits
         await bot.kill()
     assert bot.events("drain_done") and not bot.events("listener_failed")
     assert await count(bot.database, CAPTURED) == 200
-    assert await count(bot.database, "SELECT count(*) FROM memory_notes") == 1
+    # The slash note plus every stored thread message as a note (issue 14).
+    assert await count(bot.database, "SELECT count(*) FROM memory_notes") == 201
 
 
 async def test_sigterm_with_work_stuck_past_the_grace_period_exits_1_naming_it(

@@ -54,7 +54,7 @@ async def test_roll_up_extracts_first_report_cues_participants_and_span(
         "Looks like the root cause is connection pool exhaustion in pgbouncer."
     ]
     assert ep.sections["decisions"] == ["Decided to roll back build 4812."]
-    assert ep.sections["actions"] == ["I'll write the postmortem."]
+    assert ep.sections["actions"] == ["alice: I'll write the postmortem."]  # with its owner
     assert ep.sections["mitigations"] == ["Rolled back; error rate back to normal."]
     assert "coffee" not in ep.summary, "chatter without a cue stays out of the summary"
     assert ep.participants == (ALICE.subject_id, BOB.subject_id)

@@ -1,0 +1,142 @@
+"""What a thread message states: a decision, an action with its owner, a root cause, a
+mitigation, a status change, a correction of something said before, or plain talk.
+
+Deterministic cue patterns (no model), so a captured message becomes recall evidence of the
+right kind as it arrives, and roll-ups pick their lines from the same reading. A leading
+`decision:`-style label is recognised and stripped from the shown text, so a note saved as
+"Decision: decision: …" never happens. The cues are general incident-chat phrasing, not words
+of any one conversation.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+StatementKind = Literal[
+    "root_cause", "decision", "action", "mitigation", "status", "correction", "note"
+]
+
+# "Decision: …", "RCA - …", "*Action item*: …", "AI-3: …" at the very start of a message.
+_LABELS: tuple[tuple[StatementKind, str], ...] = (
+    ("root_cause", r"root[ -]?cause|rca|cause"),
+    ("decision", r"decision|decided|agreed"),
+    ("action", r"action(?:[ -]?items?)?|todo|follow[ -]?up|owner"),
+    ("mitigation", r"mitigation|workaround|fix"),
+    ("status", r"status(?:[ -]?update)?|update|resolved|mitigated"),
+    ("correction", r"correction|scratch that|update to the above"),
+)
+_LABEL = re.compile(
+    r"^\s*[*_`]*(?P<label>" + "|".join(f"(?:{p})" for _, p in _LABELS) + r")[*_`]*\s*[:\-–—]\s*",
+    re.I,
+)
+
+# Cues anywhere in the text, strongest first; the first kind that matches wins.
+_CUES: tuple[tuple[StatementKind, re.Pattern[str]], ...] = (
+    (
+        "correction",
+        re.compile(
+            r"\bscratch that\b|\bcorrection\b|\bi was wrong\b|\bignore (?:that|my last)\b"
+            r"|\bnot .{1,40} after all\b|\bactually (?:it'?s|it is|it was|the|we)\b"
+            r"|\b(?:takes?|taking|took) (?:it |this |that )?over\b|\bover from\b"
+            r"|\binstead of\b|\bnew owner\b|\breassign(?:ed|ing)?\b|\bno longer\b"
+            r"|\bchanged? (?:the )?plan\b|\bupdate to the above\b|\brevised\b",
+            re.I,
+        ),
+    ),
+    (
+        "root_cause",
+        re.compile(
+            r"\broot[ -]?cause\b|\bcaused by\b|\bthe cause (?:is|was)\b|\bculprit\b"
+            r"|\btriggered by\b|\bturns? out\b|\bturned out\b|\bthat'?s why\b|\brca\b",
+            re.I,
+        ),
+    ),
+    (
+        "action",
+        re.compile(
+            r"\baction[ -]?items?\b|\bai-\d+\b|\b(?:i'?ll|i will) (?:own|take|file|write|add)\b"
+            r"|\bowns?\b|\bowner\b|\bassigned to\b|\bfollow[ -]?ups?\b|\btodo\b|\bticket\b"
+            r"|\bdue (?:date|by|on)\b",
+            re.I,
+        ),
+    ),
+    (
+        "decision",
+        re.compile(
+            r"\bdecision\b|\bwe decided\b|\bdecided to\b|\bagreed\b|\bgoing with\b"
+            r"|\blet'?s go with\b|\bwe(?:'ll| will) (?:roll|go|keep|ship|pause|freeze)\b"
+            r"|\bplan is\b|\bcall(?:ing)? it\b|\bapproved\b",
+            re.I,
+        ),
+    ),
+    (
+        "mitigation",
+        re.compile(
+            r"\bmitigat\w*|\brolled back\b|\brolling back\b|\brollback\b|\breverted\b"
+            r"|\breverting\b|\bfail(?:ed)? ?over\b|\bscaled (?:out|up)\b|\brestarted\b"
+            r"|\bworkaround\b|\bhot ?fix\b|\bpaused\b|\bdisabled\b",
+            re.I,
+        ),
+    ),
+    (
+        "status",
+        re.compile(
+            r"\bstatus(?: ?page)?\b|\bresolved\b|\brecovered\b|\ball clear\b|\bback to normal\b"
+            r"|\bmonitoring\b|\bclosing (?:this|the incident)\b|\bdowngrad\w+ to sev\b"
+            r"|\bsev ?[1-4]\b",
+            re.I,
+        ),
+    ),
+)
+
+_OWNER = re.compile(
+    r"(?P<name>@?[A-Z][\w.-]+|<@[A-Z0-9]+>)\s+(?:now\s+)?(?:owns|will own|takes|has taken|is on)\b"
+    r"|\b(?:owner|assigned to|owned by)\s*[:=]?\s*(?P<name2>@?[A-Z][\w.-]+|<@[A-Z0-9]+>)"
+    r"|\b(?P<self>i'?ll|i will)\s+(?:own|take|file|write|add)\b",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class Statement:
+    kind: StatementKind
+    text: str  # the message without a leading label
+    owner: str | None = None  # "Bob" or "<@U1>"; None when no owner is named
+
+
+def classify(text: str, *, author: str | None = None) -> Statement:
+    """The statement a message makes; its label (if any) decides, else the strongest cue."""
+    flat = text.strip()
+    kind: StatementKind | None = None
+    label = _LABEL.match(flat)
+    if label:
+        said = label.group("label").lower()
+        kind = next(k for k, p in _LABELS if re.fullmatch(p, said, re.I))
+        flat = flat[label.end() :].strip() or flat
+    if kind is None and flat.rstrip("*_` ").endswith("?"):
+        kind = "note"  # a question asks; it does not state
+    if kind is None:
+        kind = next((k for k, pattern in _CUES if pattern.search(flat)), "note")
+    assert kind is not None
+    owner = _owner(flat, author) if kind in ("action", "correction") else None
+    return Statement(kind, flat, owner)
+
+
+def strip_label(text: str) -> str:
+    """`text` without a leading "decision:"-style label (repeated labels too)."""
+    flat = text.strip()
+    while (label := _LABEL.match(flat)) and flat[label.end() :].strip():
+        flat = flat[label.end() :].strip()
+    return flat
+
+
+def _owner(text: str, author: str | None) -> str | None:
+    match = _OWNER.search(text)
+    if match is None:
+        return None
+    if match.group("self"):
+        return author
+    name = match.group("name") or match.group("name2")
+    return name.lstrip("@") if name else None

@@ -1,0 +1,77 @@
+"""The relevance floor: whether a recalled item answers the question, as a calibrated probability.
+
+Fusion scores are ranks, not evidence: the best of ten unrelated notes still ranks first. So
+each candidate gets three features a person would also look at — how close its meaning is to
+the question (cosine of the embeddings), how many of the question's topic words it contains, and
+where fusion ranked it — and a logistic model turns them into the probability that it is
+evidence. Items below `floor`, or far below the best item (`ratio`), are dropped; at most `most`
+are kept, the best first. The weights are fitted on data (`evals.calibrate`, with held-out
+folds), never set by hand; `FLOORS` holds the fitted values for each search mode.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from memory.text import stems
+
+
+@dataclass(frozen=True)
+class FloorConfig:
+    """A fitted logistic model over (similarity, coverage, 1/(rank+1)) and its cut-offs."""
+
+    bias: float
+    w_sim: float
+    w_cov: float
+    w_rank: float
+    floor: float  # probability an item needs to be shown at all
+    ratio: float  # share of the best item's probability the others need
+    most: int = 3
+
+    def probability(self, f: Features) -> float:
+        z = self.bias + self.w_sim * f.similarity + self.w_cov * f.coverage + self.w_rank * f.rank
+        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+
+    def keep(self, probabilities: Sequence[float]) -> list[int]:
+        """Indexes of the items to show, best first (probabilities are in rank order)."""
+        if not probabilities:
+            return []
+        order = sorted(range(len(probabilities)), key=lambda i: -probabilities[i])
+        best = probabilities[order[0]]
+        if best < self.floor:
+            return []
+        return [i for i in order if probabilities[i] >= max(self.floor, self.ratio * best)][
+            : self.most
+        ]
+
+
+@dataclass(frozen=True)
+class Features:
+    similarity: float  # cosine of question and item vectors; 0 without an embedder
+    coverage: float  # share of the question's topic words found in the item
+    rank: float  # 1 / (fused rank + 1)
+
+    def as_row(self) -> tuple[float, float, float]:
+        return (self.similarity, self.coverage, self.rank)
+
+
+def coverage(question: set[str], item_text: str) -> float:
+    """Share of the question's stems the item contains."""
+    if not question:
+        return 0.0
+    return len(question & stems(item_text)) / len(question)
+
+
+# Fitted by `opsmemory eval calibrate` (evals/calibrate.py) on incident-threads-dev.json;
+# the held-out figures are in the README. Re-run it to refit on other data.
+FLOORS: dict[str, FloorConfig] = {
+    "hybrid": FloorConfig(
+        bias=-5.2363, w_sim=4.1322, w_cov=2.8101, w_rank=0.8656, floor=0.15, ratio=0.5, most=2
+    ),
+    "keyword": FloorConfig(
+        bias=-4.1700, w_sim=0.0, w_cov=4.4752, w_rank=0.9501, floor=0.2, ratio=0.5, most=3
+    ),
+}
+FLOORS["semantic"] = FLOORS["hybrid"]

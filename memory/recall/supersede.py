@@ -1,0 +1,42 @@
+"""Later corrections win: whether a correction said after a statement is about that statement.
+
+"scratch that, it's not DNS" corrects the earlier "looks like DNS"; "Ngozi takes AI-1 over from
+Hamid" corrects "AI-1: Hamid owns it". A correction (a note of kind `correction`, recognised by
+`memory.episodes.statements`) said later in the same channel corrects an earlier item when they
+share a topic word and the correction came soon after, or share `shared_words` of them however
+late it came. Words that only say "this is a correction" never count as shared.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from memory.text import stems
+
+# Said by corrections in general, so sharing them says nothing about the subject.
+_CORRECTION_WORDS = stems(
+    "scratch that correction actually wrong ignore instead takes took taking over from new owner "
+    "reassigned reassign longer changed change plan revised update above after"
+)
+
+
+@dataclass(frozen=True)
+class SupersedeConfig:
+    shared_words: int = 2  # topic words in common that link a correction however late
+    soon_notes: int = 8  # a correction within this many notes needs one shared word
+
+
+def corrects(
+    earlier_text: str,
+    earlier_id: int,
+    correction_text: str,
+    correction_id: int,
+    config: SupersedeConfig = SupersedeConfig(),
+) -> bool:
+    """Whether the later correction is about the earlier statement."""
+    if correction_id <= earlier_id:
+        return False
+    shared = (stems(earlier_text) & stems(correction_text)) - _CORRECTION_WORDS
+    if len(shared) >= config.shared_words:
+        return True
+    return len(shared) >= 1 and correction_id - earlier_id <= config.soon_notes

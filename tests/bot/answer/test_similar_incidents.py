@@ -1,0 +1,68 @@
+"""Similar past incidents (issue 14, item 5): up to three, each with id, title, when, status,
+its root cause line and a link; an unrelated question finds nothing similar."""
+
+from __future__ import annotations
+
+from bot.answer import render
+from bot.answer.compose import Answering, Question, ThreadKey
+from memory.embedding.embedder import Embedder
+from memory.incidents import Incidents
+from memory.notes.notes import Notes
+from memory.recall.recall import Recall
+from memory.redaction.redactor import Redactor
+from memory.scopes import Requester
+from memory.store.db import Database
+from memory.threads import Threads
+from tests.memory.contexts import ALICE, BOB, ctx
+
+# Asked from a new incident channel by someone who may read the old one.
+ASKER = Requester("T1/UASK", "T1", channel_id="CNEW", member_channel_ids=frozenset({"COLD"}))
+
+
+async def _past_incident(db: Database, redactor: Redactor, embedder: Embedder) -> str:
+    inc = await Incidents(db, redactor=redactor).open(
+        ctx("COLD", author=ALICE), title="Billing API 5xx", channel_id="COLD"
+    )
+    await Incidents(db, redactor=redactor).set_status("T1", inc.id, "resolved")
+    threads = Threads(db, redactor, notes=Notes(db, redactor, embedder))
+    for i, (author, text) in enumerate(
+        [
+            (ALICE, "billing-api pods throw HikariPool connection timeouts"),
+            (BOB, "root cause: recon-worker held 96 postgres sessions idle in transaction"),
+            (ALICE, "mitigation: paused recon-worker, errors stopped"),
+        ]
+    ):
+        ts = f"170000000{i}.000100"
+        await threads.capture(
+            ctx("COLD", author=author, source_ts=ts), ts=ts, thread_ts=None, text=text,
+            incident=inc.id,
+        )  # fmt: skip
+    return inc.id
+
+
+async def test_a_matching_past_incident_is_shown_with_when_status_root_cause_and_link(
+    db: Database, redactor: Redactor, embedder: Embedder
+) -> None:
+    old = await _past_incident(db, redactor, embedder)
+    answering = Answering(
+        recall=Recall(db, embedder), knowledge=None, skills=None, profiles=None, episodes=None
+    )
+    q = Question(ASKER, "pods throw HikariPool connection timeouts", ThreadKey("T1", "CNEW", "1"))
+    answer = await answering.compose(q)
+    (similar,) = answer.similar
+    assert similar.incident_id == old and similar.status == "resolved"
+    assert similar.line and "recon-worker held 96 postgres sessions" in similar.line
+    assert similar.url and similar.url.startswith("https://")
+    (block,) = render.similar_incidents(answer.similar)
+    text = block["text"]["text"]
+    assert f"<{similar.url}|{old}> Billing API 5xx" in text and "resolved" in text
+    assert similar.when in text
+
+
+async def test_an_unrelated_question_finds_nothing_similar(
+    db: Database, redactor: Redactor, embedder: Embedder
+) -> None:
+    await _past_incident(db, redactor, embedder)
+    recall = Recall(db, embedder)
+    assert await recall.similar_incidents(ASKER, "office coffee machine is broken") == []
+    assert render.similar_incidents([]) == [render.context("No similar past incidents found.")]

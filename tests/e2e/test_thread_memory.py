@@ -1,0 +1,145 @@
+"""Thread messages are memory (issue 14, items 3 and 4): what people said in the thread answers
+mentions and `/incident recall` with who said it, when and a link; a later correction wins; an
+unrelated question gets "nothing on that"."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from bot.runtime import Runtime
+from bot.scheduler import Jobs
+from bot.standin import FakeSlack, SlackDriver
+from memory.scopes import Requester
+from tests.e2e.test_slash_commands import reply_to
+from tests.e2e.workspace import (
+    ALICE,
+    BOB,
+    BOSS,
+    GENERAL,
+    INCIDENT,
+    SECRET,
+    TEAM,
+    answered,
+    finished,
+)
+
+
+async def _thread(driver: SlackDriver, slack: FakeSlack, lines: list[tuple[str, str]]) -> str:
+    parent = slack.workspace.post(INCIDENT, "checkout is returning 503s since 10:02", user=ALICE)
+    for user, text in lines:
+        await driver.say(INCIDENT, user, text, thread_ts=parent.ts)
+    return parent.ts
+
+
+async def test_root_cause_said_in_the_thread_is_recalled_with_who_when_and_link(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    await _thread(
+        driver,
+        slack,
+        [
+            (BOB, "grafana shows checkout pods restarting every few minutes"),
+            (ALICE, "root cause: v42 raised the DB pool from 20 to 200 and exhausted postgres"),
+            (BOB, "action item: Bob owns a dashboard for postgres connection saturation"),
+        ],
+    )
+    await finished(bot, answers=0, captured=3)
+    _, answer = await answered(driver, slack, BOSS, "what was the root cause?")
+    text = json.dumps(answer.blocks)
+    summary = answer.text
+    assert "Memory says" in summary and "v42 raised the DB pool" in summary
+    assert "root cause · alice" in summary  # who said it leads the memory line
+    link = slack.workspace.permalink(INCIDENT, "")[: -len("/p")]
+    assert link in text  # linked to the message where it was said
+    assert "UTC" in summary  # and when
+
+
+async def test_a_later_correction_wins_over_what_it_corrects(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    await _thread(
+        driver,
+        slack,
+        [
+            (ALICE, "decision: roll back the checkout service to v40"),
+            (BOB, "payments team confirms their side is healthy"),
+            (ALICE, "scratch that, roll back checkout to v39 instead of v40, v40 has the bug too"),
+        ],
+    )
+    await finished(bot, answers=0, captured=3)
+    _, answer = await answered(driver, slack, BOSS, "which version do we roll checkout back to?")
+    assert "v39" in answer.text.splitlines()[-1]  # the memory line quotes the correction
+    memory = next(
+        b["text"]["text"]
+        for b in answer.blocks
+        if b.get("text", {}).get("text", "").startswith("*This incident's memory*")
+    )
+    assert memory.index("v39 instead of v40") < memory.index("roll back the checkout service")
+    assert "superseded" in memory
+
+
+async def test_an_unrelated_question_gets_nothing_from_memory_in_answers_and_recall(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    await _thread(
+        driver,
+        slack,
+        [
+            (ALICE, "root cause: v42 raised the DB pool from 20 to 200 and exhausted postgres"),
+            (BOB, "mitigation: rolled back to v41, 503s stopped at 10:40"),
+        ],
+    )
+    await finished(bot, answers=0, captured=2)
+    _, answer = await answered(driver, slack, BOSS, "is there anything about payments fraud?")
+    assert "Memory has nothing on that." in answer.text
+    assert "v42" not in json.dumps(answer.blocks)
+
+    reply = await reply_to(slack, driver, BOSS, INCIDENT, "recall payments fraud")
+    assert reply == "Memory has nothing on that."
+
+    reply = await reply_to(slack, driver, BOSS, INCIDENT, "recall what was the root cause")
+    assert reply.startswith("• <https://") and "v42 raised the DB pool" in reply
+    assert "root cause · alice" in reply
+
+
+async def test_a_thread_rolls_up_into_an_episode_a_person_would_write_and_the_digest_uses_it(
+    start_bot: Callable[..., Any], slack: FakeSlack
+) -> None:
+    bot = await start_bot(digest_channel=GENERAL)
+    async with SlackDriver(f"http://127.0.0.1:{bot.port}/slack/events", SECRET, slack) as d:
+        await d.command(INCIDENT, ALICE, "open sev2 Checkout 503s")
+        root = await d.say(INCIDENT, ALICE, "checkout is returning 503s since 10:02")
+        assert root.ts
+        for user, text in [
+            (BOB, "looks like the root cause is DNS for payments-api"),
+            (ALICE, "scratch that, not DNS: root cause is v42 raising the DB pool to 200"),
+            (BOB, "decision: roll back checkout to v41"),
+            (ALICE, "action item: Bob owns an alert on postgres connection saturation"),
+            (BOB, "status: resolved, 503s stopped at 10:40"),
+        ]:
+            await d.say(INCIDENT, user, text, thread_ts=root.ts)
+    await finished(bot, answers=0, captured=6)
+    jobs = Jobs(bot.deps, bot.app.client, team_id=TEAM)
+    assert await jobs.roll_up_threads() >= 1
+    (episode,) = await bot.deps.episodes.recent(Requester.public_audience(TEAM))
+    summary = episode.summary
+    assert summary.startswith("What happened: checkout is returning 503s since 10:02")
+    assert "Root cause: scratch that, not DNS: root cause is v42" in summary  # correction won
+    assert "Decisions: roll back checkout to v41" in summary
+    assert "Actions: Bob owns an alert on postgres connection saturation" in summary
+    assert "Status: resolved, 503s stopped at 10:40" in summary
+    assert "Participants: alice, bob · under a minute" in summary and "6 messages" in summary
+    assert "messages from" not in summary and "First report" not in summary
+
+    assert await jobs.post_digest() is True
+    digest = slack.workspace.bot_messages(GENERAL)[0].text
+    assert "root cause: scratch that, not DNS" in digest and "status: resolved" in digest
+
+
+async def test_no_similar_past_incident_is_said_plainly(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    _, answer = await answered(driver, slack, BOSS, "checkout returns 503s, seen this before?")
+    assert "No similar past incidents found." in json.dumps(answer.blocks)

@@ -1,0 +1,167 @@
+"""Answering the question asked (issue 14, items 3 and 4): each ranking layer on its own —
+what a thread message states, the relevance floor, corrections superseding, and `relevant`."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from evals.calibrate import Case, fit, fit_logistic, score
+from memory.episodes.statements import classify, strip_label
+from memory.notes.notes import Notes
+from memory.recall.floor import FLOORS, Features, FloorConfig, coverage
+from memory.recall.recall import Recall
+from memory.recall.supersede import corrects
+from memory.scopes import Requester
+from memory.text import stems
+from memory.threads import Threads
+from tests.memory.contexts import ALICE, BOB, ctx
+
+ASKER = Requester("T1/UASK", "T1", channel_id="C1")
+
+
+def test_a_message_is_read_as_the_statement_it_makes_with_or_without_a_label() -> None:
+    assert classify("root cause: v42 raised the DB pool").kind == "root_cause"
+    assert classify("turns out v42 raised the DB pool from 20 to 200").kind == "root_cause"
+    assert classify("Decision: freeze deploys until Monday").kind == "decision"
+    assert classify("we decided to freeze deploys").kind == "decision"
+    assert classify("rolled back to v41, errors stopped").kind == "mitigation"
+    assert classify("status: resolved, monitoring for an hour").kind == "status"
+    assert classify("scratch that, it's not DNS").kind == "correction"
+    assert classify("what was the root cause?").kind == "note"  # a question states nothing
+    assert classify("lol coffee time").kind == "note"
+
+
+def test_an_action_names_its_owner_and_a_self_assigned_one_its_author() -> None:
+    assert classify("action item: Bob owns the pool alert").owner == "Bob"
+    assert classify("I'll write the postmortem", author="alice").owner == "alice"
+
+
+def test_labels_are_stripped_once_however_often_they_are_repeated() -> None:
+    assert strip_label("Decision: decision: roll back") == "roll back"
+    assert strip_label("*Root cause*: the pool") == "the pool"
+    assert strip_label("decision:") == "decision:"  # nothing left: the text stays
+
+
+def test_coverage_counts_question_words_the_item_contains_ignoring_endings() -> None:
+    question = stems("which pgbouncer pool timeouts?")
+    assert coverage(question, "PgBouncer pool timeout at 02:31") == 1.0
+    assert coverage(question, "coffee time") == 0.0
+
+
+def test_the_floor_keeps_the_best_few_and_nothing_below_it() -> None:
+    floor = FloorConfig(bias=0, w_sim=0, w_cov=0, w_rank=0, floor=0.3, ratio=0.5, most=2)
+    assert floor.keep([0.9, 0.2, 0.8, 0.6]) == [0, 2]  # best first, at most two
+    assert floor.keep([0.9, 0.4]) == [0]  # 0.4 is under half the best
+    assert floor.keep([0.25, 0.2]) == []  # nothing reaches the floor
+    assert floor.keep([]) == []
+
+
+def test_fitted_floors_rank_a_close_covering_first_item_above_an_unrelated_one() -> None:
+    for config in FLOORS.values():
+        close = config.probability(Features(similarity=0.7, coverage=0.8, rank=1.0))
+        far = config.probability(Features(similarity=0.05, coverage=0.0, rank=0.1))
+        assert close > config.floor > far
+
+
+def test_logistic_fit_separates_what_it_is_shown() -> None:
+    x = np.array([[0.9, 0.8, 1.0], [0.8, 0.9, 0.5], [0.1, 0.0, 0.2], [0.2, 0.1, 0.3]] * 5)
+    y = np.array([1.0, 1.0, 0.0, 0.0] * 5)
+    w = fit_logistic(x, y)
+    z = np.hstack([np.ones((len(x), 1)), x]) @ w
+    assert (z[y == 1] > 0).all() and (z[y == 0] < 0).all()
+
+
+def test_calibration_picks_cut_offs_that_answer_and_abstain() -> None:
+    good = Features(0.8, 0.9, 1.0)
+    bad = Features(0.1, 0.0, 0.5)
+    cases = [
+        Case(0, True, (good, bad), (True, False), 1),
+        Case(1, True, (good, bad), (True, False), 1),
+        Case(0, False, (bad, bad), (False, False), 0),
+        Case(1, False, (bad, bad), (False, False), 0),
+    ]
+    config = fit(cases)
+    figures = score(config, cases)
+    assert figures["recall"] == 1.0 and figures["precision"] == 1.0
+    assert figures["nothing_said"] == 1.0
+
+
+def test_a_later_correction_supersedes_only_what_it_is_about() -> None:
+    assert corrects("looks like DNS for payments-api", 10, "scratch that, it's not DNS", 12)
+    assert not corrects("looks like DNS for payments-api", 10, "scratch that, disk is fine", 12)
+    assert not corrects("looks like DNS", 12, "scratch that, not DNS", 10)  # earlier: no
+    # Far apart, one shared word is not enough; two are.
+    assert not corrects("rollback target v40", 1, "correction: checkout owner is Ann", 90)
+    assert corrects("rollback target is v40", 1, "correction: rollback target is v39", 90)
+
+
+async def test_relevant_leads_with_the_correction_and_marks_the_old_statement(
+    db, redactor, embedder
+) -> None:
+    notes = Notes(db, redactor, embedder)
+    threads = Threads(db, redactor, notes=notes)
+    from memory.incidents import Incidents
+
+    inc = await Incidents(db, redactor=redactor).open(
+        ctx("C1", author=ALICE), title="checkout 503s", channel_id="C1"
+    )
+    lines = [
+        (ALICE, "1700000001.000100", "decision: roll back checkout to v40"),
+        (BOB, "1700000002.000100", "payments side is healthy"),
+        (ALICE, "1700000003.000100", "scratch that, roll back checkout to v39 instead of v40"),
+    ]
+    for author, ts, text in lines:
+        await threads.capture(
+            ctx("C1", author=author), ts=ts, thread_ts=None, text=text, incident=inc.id
+        )
+    items = await Recall(db, embedder).relevant(ASKER, "which version do we roll checkout back to?")
+    assert "v39" in items[0].text and items[0].corrects is not None
+    old = next(i for i in items if "v40" in i.text and "v39" not in i.text)
+    assert old.superseded_by == items[0].id
+    assert items[0].author_name == "alice" and items[0].permalink
+
+
+async def test_relevant_says_nothing_for_an_unrelated_question(db, redactor, embedder) -> None:
+    notes = Notes(db, redactor, embedder)
+    await notes.save(ctx("C1"), "root cause: v42 raised the DB pool from 20 to 200", "root_cause")
+    await notes.save(ctx("C1"), "mitigation: rolled back to v41", "mitigation")
+    recall = Recall(db, embedder)
+    assert await recall.relevant(ASKER, "is there anything about payments fraud?") == []
+    found = await recall.relevant(ASKER, "what was the root cause?")
+    assert found and "v42" in found[0].text
+
+
+async def test_an_edited_message_replaces_its_note_and_a_deleted_one_removes_it(
+    db, redactor, embedder
+) -> None:
+    threads = Threads(db, redactor, notes=Notes(db, redactor, embedder))
+    await threads.capture(
+        ctx("C1", author=ALICE, source_ts="1700000001.000100"),
+        ts="1700000001.000100",
+        thread_ts=None,
+        text="root cause: expired TLS cert on the edge",
+        incident=None,
+    )
+    assert await db.scalar("SELECT count(*) FROM memory_notes") == 0  # no incident: not noted
+    await threads.capture(
+        ctx("C2", author=ALICE),
+        ts="1700000002.000100",
+        thread_ts=None,
+        text="root cause: expired TLS cert on the edge",
+        incident=await _incident(db, redactor, "C2"),
+    )
+    assert await db.scalar("SELECT kind FROM memory_notes") == "root_cause"
+    await threads.edit("T1", "C2", "1700000002.000100", "root cause: DNS TTL too long")
+    texts = [r[0] for r in await db.fetchall("SELECT text FROM memory_notes")]
+    assert texts == ["root cause: DNS TTL too long"]
+    await threads.delete("T1", "C2", "1700000002.000100")
+    assert await db.scalar("SELECT count(*) FROM memory_notes") == 0
+
+
+async def _incident(db, redactor, channel: str) -> str:
+    from memory.incidents import Incidents
+
+    inc = await Incidents(db, redactor=redactor).open(
+        ctx(channel, author=ALICE), title="edge errors", channel_id=channel
+    )
+    return inc.id
