@@ -4,7 +4,7 @@ Each target mutates one safety module (or the gate functions inside it) with mut
 that module's own test files, in a private copy of the tree, so the work tree is never touched.
 Prints the kill rate per target and overall; the goal is >= 90 %. Slow, so outside CI.
 
-Run: .venv/bin/python -m bench.mutation [--only approvals redaction-pii ...] [--list] [--keep DIR]
+Run: .venv/bin/python -m bench.mutation [--only guarded-actions redaction-pii ...] [--list] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -70,9 +70,13 @@ TARGETS = (
         )
         for module in ("redactor", "secrets", "detectors", "pii", "phones", "context")
     ),
-    Target("approvals", ("bot/approvals.py",), ("tests/bot/test_approvals.py",)),
     Target(
-        "approvals-store", ("memory/store/approvals.py",), ("tests/memory/store/test_approvals.py",)
+        "guarded-actions",
+        ("bot/guarded/requests.py", "bot/guarded/catalogue.py"),
+        ("tests/bot/test_guarded.py",),
+    ),
+    Target(
+        "guarded-store", ("memory/store/guarded.py",), ("tests/memory/store/test_guarded.py",)
     ),
     Target("dedupe", ("bot/state/dedupe.py",), ("tests/bot/state/test_dedupe.py",)),
     Target("dedupe-store", ("memory/store/dedupe.py",), ("tests/memory/store/test_dedupe.py",)),

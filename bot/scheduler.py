@@ -33,6 +33,8 @@ ROLLUP_GRACE_S = 600
 DIGEST_GRACE_S = 6 * 3600
 VECTORS_EVERY = timedelta(minutes=1)
 VECTORS_GRACE_S = 600
+EXPIRY_EVERY = timedelta(minutes=1)
+EXPIRY_GRACE_S = 600
 HOUSEKEEPING_EVERY = timedelta(hours=24)
 HOUSEKEEPING_GRACE_S = 24 * 3600
 
@@ -65,6 +67,18 @@ class Jobs:
         if done:
             log.info("note_vectors_indexed", extra={"count": done})
         return done
+
+    async def expire_requests(self) -> int:
+        """Close guarded requests past their time to live, and show "Expired" on their
+        messages, so nobody finds an approvable request that can no longer run."""
+        from bot.guarded import thread
+
+        expired = await self._deps.guarded.expire_due()
+        for request in expired:
+            await thread.refresh(self._deps, self._client, request.id)
+        if expired:
+            log.info("guarded_requests_expired", extra={"count": len(expired)})
+        return len(expired)
 
     async def keep_house(self) -> dict[str, int]:
         """Apply the per-scope retention TTLs and forget event ids older than Slack's retries."""
@@ -137,6 +151,7 @@ def build_scheduler(jobs: Jobs, *, digest_time: str, timezone: str) -> AsyncIOSc
         # Once at start-up too: catch up on notes left without vectors by a crash.
         (jobs.index_vectors, _every(VECTORS_EVERY), VECTORS_GRACE_S,
          {"next_run_time": datetime.now().astimezone()}),
+        (jobs.expire_requests, _every(EXPIRY_EVERY), EXPIRY_GRACE_S, {}),
         (jobs.keep_house, _every(HOUSEKEEPING_EVERY), HOUSEKEEPING_GRACE_S, {}),
         (jobs.post_digest, CronTrigger(hour=hour, minute=minute, timezone=timezone),
          DIGEST_GRACE_S, {}),

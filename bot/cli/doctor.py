@@ -175,8 +175,7 @@ async def check_slack_token(settings: Settings) -> Check:
 
 async def check_approvals(settings: Settings) -> Check:
     """Approvers are people and the digest channel has the bot (ids are checked by Settings)."""
-    status: Status = "ok" if settings.approver_ids else "warn"
-    line = _approvers_line(settings)
+    line, status = _approvers_line(settings)
     if settings.slack_bot_token is None:
         return Check("approvals", status, f"{line} (not looked up: no SLACK_BOT_TOKEN)")
     problems: list[str] = []
@@ -193,19 +192,33 @@ async def check_approvals(settings: Settings) -> Check:
     return Check("approvals", status, line)
 
 
-def _approvers_line(settings: Settings) -> str:
+def _approvers_line(settings: Settings) -> tuple[str, Status]:
+    """Who can approve what: the catalogue's own approvers, OPSMEMORY_APPROVERS for actions
+    that name none. A catalogue that does not load raises SettingsError (doctor fails)."""
+    from bot.guarded.catalogue import load_catalogue
+
     n = len(settings.approver_ids)
-    approvers = (
-        f"{n} approver{'s' if n != 1 else ''}"
-        if n
-        else "OPSMEMORY_APPROVERS is empty: nobody can approve proposed production changes"
-    )
+    fallback = f"{n} approver{'s' if n != 1 else ''} in OPSMEMORY_APPROVERS"
+    if settings.actions_file is None:
+        approvers = "no action catalogue (OPSMEMORY_ACTIONS_FILE not set)"
+        status: Status = "ok"
+    else:
+        actions = load_catalogue(settings.actions_file).actions.values()
+        orphans = sorted(a.name for a in actions if a.approvers is None)
+        approvers = f"{len(actions)} guarded action(s) in {settings.actions_file}"
+        status = "ok"
+        if orphans and not n:
+            approvers += f"; nobody can approve {', '.join(orphans)} (no approvers of its own"
+            approvers += " and OPSMEMORY_APPROVERS is empty)"
+            status = "warn"
+        elif orphans:
+            approvers += f"; {', '.join(orphans)} use the {fallback}"
     digest = (
         f"digest to {settings.digest_channel} at {settings.digest_time} {settings.timezone}"
         if settings.digest_channel
         else "no digest (OPSMEMORY_DIGEST_CHANNEL not set)"
     )
-    return f"{approvers}; {digest}"
+    return f"{approvers}; {digest}", status
 
 
 CheckFn = Callable[[Settings], Awaitable[Check]]

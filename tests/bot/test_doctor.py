@@ -103,7 +103,11 @@ async def test_approvers_and_digest_channel_that_exist_pass(
     check = await run_check(
         "approvals", check_approvals, settings(approvers=BOSS, digest_channel=GENERAL)
     )
-    assert check == Check("approvals", "ok", f"1 approver; digest to {GENERAL} at 09:00 UTC")
+    assert check == Check(
+        "approvals",
+        "ok",
+        f"no action catalogue (OPSMEMORY_ACTIONS_FILE not set); digest to {GENERAL} at 09:00 UTC",
+    )
 
 
 async def test_unknown_approver_and_digest_channel_are_both_reported(
@@ -131,9 +135,44 @@ async def test_a_bot_approver_and_a_channel_without_the_bot_are_refused(
     assert "the bot is not a member" in check.detail and "/invite @opsmemory" in check.detail
 
 
-async def test_no_approvers_is_a_warning_not_a_failure(settings: Callable[..., Settings]) -> None:
-    check = await run_check("approvals", check_approvals, settings())
-    assert check.status == "warn" and "nobody can approve" in check.detail
+CATALOGUE = """
+actions:
+  restart:
+    title: restart
+    description: Restart a service
+    risk: low
+    parameters:
+      service: {type: string, allowed: [checkout]}
+    executor: {type: webhook, url: "http://127.0.0.1:9/hook"}
+"""
+
+
+async def test_an_action_nobody_can_approve_is_a_warning_naming_it(
+    settings: Callable[..., Settings], tmp_path: Path
+) -> None:
+    (tmp_path / "actions.yml").write_text(CATALOGUE)
+    check = await run_check(
+        "approvals", check_approvals, settings(actions_file=tmp_path / "actions.yml")
+    )
+    assert check.status == "warn" and "nobody can approve restart" in check.detail
+    fallback = await run_check(
+        "approvals",
+        check_approvals,
+        settings(actions_file=tmp_path / "actions.yml", approvers=BOSS),
+    )
+    assert fallback.status == "ok"
+    assert "restart use the 1 approver in OPSMEMORY_APPROVERS" in fallback.detail
+
+
+async def test_a_broken_catalogue_fails_doctor_naming_the_file(
+    settings: Callable[..., Settings], tmp_path: Path
+) -> None:
+    (tmp_path / "actions.yml").write_text(CATALOGUE.replace("risk: low", "risk: spicy"))
+    check = await run_check(
+        "approvals", check_approvals, settings(actions_file=tmp_path / "actions.yml")
+    )
+    assert check.status == "FAIL" and check.bad_setting
+    assert "OPSMEMORY_ACTIONS_FILE" in check.detail
 
 
 async def test_a_missing_runbooks_dir_fails_naming_the_variable(

@@ -26,6 +26,7 @@ from tests.e2e.workspace import (
     GUEST,
     INCIDENT,
     SECRET,
+    TEAM,
     eventually,
     eventually_async,
 )
@@ -512,3 +513,25 @@ async def test_a_guest_cannot_request_a_production_change(
         r = await d.command(INCIDENT, GUEST, "run rollback service=checkout version=v1.4.2")
     assert "Guests and people from other organisations" in json.loads(r.body)["text"]
     assert await bot.deps.db.fetchall("SELECT id FROM guarded_requests") == []
+
+
+async def test_an_untouched_request_shows_expired_once_the_expiry_job_runs(
+    guarded_bot: Callable[..., Any], slack: FakeSlack, receiver: WebhookReceiver
+) -> None:
+    """Nobody clicks: the scheduled job still closes the request and its message says so, so
+    no one later finds Approve buttons on a request that can no longer run."""
+    from bot.scheduler import Jobs
+
+    clock = Clock()
+    bot = await guarded_bot(clock=clock, ttl="10m")
+    async with SlackDriver(events_url(bot), SECRET, slack) as d:
+        msg = await run(d, slack, ALICE, "rollback service=checkout version=v1.4.2")
+    jobs = Jobs(bot.deps, bot.app.client, team_id=TEAM)
+    assert await jobs.expire_requests() == 0  # still within its time to live
+    assert buttons(slack, msg) != []
+    clock.now += timedelta(minutes=11)
+    assert await jobs.expire_requests() == 1
+    assert "Expired" in state_of(slack, msg)
+    assert buttons(slack, msg) == []
+    assert await jobs.expire_requests() == 0
+    assert receiver.calls == []

@@ -39,7 +39,13 @@ def test_jobs_have_an_explicit_grace_time_and_coalesce() -> None:
         timezone="UTC",
     )
     jobs = {job.id: job for job in scheduler.get_jobs()}
-    assert set(jobs) == {"roll_up_threads", "index_vectors", "post_digest", "keep_house"}
+    assert set(jobs) == {
+        "roll_up_threads",
+        "index_vectors",
+        "expire_requests",
+        "post_digest",
+        "keep_house",
+    }
     assert jobs["post_digest"].misfire_grace_time == DIGEST_GRACE_S
     assert all(job.coalesce and job.misfire_grace_time > 1 for job in jobs.values())
 
