@@ -75,9 +75,7 @@ TARGETS = (
         ("bot/guarded/requests.py", "bot/guarded/catalogue.py"),
         ("tests/bot/test_guarded.py",),
     ),
-    Target(
-        "guarded-store", ("memory/store/guarded.py",), ("tests/memory/store/test_guarded.py",)
-    ),
+    Target("guarded-store", ("memory/store/guarded.py",), ("tests/memory/store/test_guarded.py",)),
     Target("dedupe", ("bot/state/dedupe.py",), ("tests/bot/state/test_dedupe.py",)),
     Target("dedupe-store", ("memory/store/dedupe.py",), ("tests/memory/store/test_dedupe.py",)),
     Target(
