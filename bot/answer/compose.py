@@ -216,7 +216,7 @@ class Answering:
             Source(
                 "",
                 "episode",
-                f"{h.episode.id} {h.episode.title[:60]}",
+                f"roll-up · {h.episode.incident_id or 'thread'} · {h.episode.title[:60]}",
                 h.episode.summary,
                 ref=h.episode.id,  # "episode:3"
             )

@@ -41,6 +41,10 @@ log = logging.getLogger(__name__)
 MAX_LIMIT = 100
 # text.rrf scores 1 / (k + rank + 1); k = 59 keeps episodes' long-standing 1 / (60 + rank).
 RRF_K = 59.0
+# Cosine similarity a vector-only match needs (a keyword match needs none). Measured with the
+# bundled MiniLM on roll-ups of DB-pool incidents: questions about them scored 0.26-0.54,
+# unrelated questions (CPU throttling, leaked build logs, fraud, owners) 0.02-0.22.
+MIN_SIMILARITY = 0.25
 
 
 @dataclass(frozen=True)
@@ -154,7 +158,8 @@ class Episodes:
                 ),
                 k=k,
             )
-            semantic = [rowid for rowid, _ in near]
+            # Every question has a nearest episode; only one that is near in meaning counts.
+            semantic = [rowid for rowid, similarity in near if similarity >= MIN_SIMILARITY]
         scores = rrf([(keyword, 1.0), (semantic, 1.0)], k=RRF_K)
         if not scores:
             return []

@@ -215,3 +215,17 @@ async def test_search_fuses_keyword_and_vector_ranks_with_shared_rrf(
     assert hit.score == pytest.approx(2 / 60)
     [keyword_only] = await Episodes(db, None, clock).search(member, "pgbouncer connection pool")
     assert keyword_only.score == pytest.approx(1 / 60)
+
+
+async def test_an_unrelated_question_gets_no_episode_even_though_one_is_nearest(
+    db: Database, redactor: Redactor, embedder: OnnxMiniLmEmbedder, clock
+) -> None:
+    """Vector search always has a nearest episode; an answer must not cite it for a question
+    about something else (it read as "memory has nothing" above a cited roll-up)."""
+    await capture(db, redactor, clock)
+    episodes = Episodes(db, embedder, clock)
+    await episodes.roll_up("T1", "CINC1", ROOT)
+    member = Requester(BOB.subject_id, "T1", member_channel_ids=frozenset({"CINC1"}))
+    for question in ("how do I mitigate CPU throttling?", "is there anything about fraud?"):
+        assert await episodes.search(member, question) == [], question
+    assert await episodes.search(member, "slow responses after a release") != []
