@@ -25,6 +25,39 @@ PAST, INCIDENT, NEXT_DAY, PRIVATE, GENERAL = (
 )
 APPROVERS = (APPROVER,)
 
+# The sandbox's guarded actions: dry runs only (they show what would run, nothing runs), so a
+# newcomer can request and approve one without a deploy pipeline behind it.
+CATALOGUE = f"""
+actions:
+  rollback:
+    title: roll back
+    description: Roll a service back to an earlier release (sandbox, dry run)
+    aliases: [roll back, rollback]
+    risk: medium
+    parameters:
+      service: {{type: string, allowed: [checkout-api, search-api]}}
+      version: {{type: string, pattern: 'v\\d+\\.\\d+'}}
+    approvers: {{users: [{APPROVER}]}}
+    ttl: 30m
+    dry_run: true
+    executor:
+      type: command
+      argv: [kubectl, rollout, undo, "deployment/{{service}}", "--to-revision={{version}}"]
+  scale_out:
+    title: scale out
+    description: Set a service's replica count (sandbox, dry run)
+    aliases: [scale out, scale up]
+    risk: low
+    parameters:
+      service: {{type: string, allowed: [checkout-api, search-api]}}
+      replicas: {{type: integer, min: 2, max: 20}}
+    approvers: {{users: [{APPROVER}]}}
+    dry_run: true
+    executor:
+      type: command
+      argv: [kubectl, scale, "deployment/{{service}}", "--replicas={{replicas}}"]
+"""
+
 
 @dataclass(frozen=True)
 class Person:

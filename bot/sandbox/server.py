@@ -45,7 +45,10 @@ def sandbox_settings(base: Settings, data_dir: Path, slack: FakeSlack, secret: s
     """The operator's settings with everything Slack-, storage- and model-related pinned to the
     sandbox: its own database, the stand-in, the seeded approvers and digest channel, the
     offline embedder and the built-in runbooks. An LLM is used only if OPSMEMORY_OLLAMA_HOST is
-    set."""
+    set. Guarded actions come from the sandbox's own dry-run catalogue (`seed.CATALOGUE`)."""
+    catalogue = data_dir / "actions.yml"
+    catalogue.parent.mkdir(parents=True, exist_ok=True)
+    catalogue.write_text(seed.CATALOGUE, encoding="utf-8")
     return base.model_copy(
         update={
             "slack_bot_token": SecretStr(slack.workspace.bot_token),
@@ -58,6 +61,7 @@ def sandbox_settings(base: Settings, data_dir: Path, slack: FakeSlack, secret: s
             "skills_dir": None,
             "embedder": "onnx-minilm",
             "approvers": ",".join(seed.APPROVERS),
+            "actions_file": catalogue,
             "digest_channel": seed.GENERAL,
             "incident_channel_pattern": "^inc-",
             "host": "127.0.0.1",
