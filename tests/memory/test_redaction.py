@@ -270,3 +270,42 @@ async def test_adjacent_values_of_one_kind_are_each_counted(redactor: Redactor) 
     result = await redactor.redact("cc a@example.com b@example.com c@example.org")
     assert result.text == "cc <EMAIL_ADDRESS> <EMAIL_ADDRESS> <EMAIL_ADDRESS>"
     assert {f.entity_type: f.count for f in result.findings} == {"EMAIL_ADDRESS": 3}
+
+
+def boosted(text: str, *, context: list[str] | None = None, enhanced: bool = False) -> list[float]:
+    """Scores after the context layer, built in this test, for a 4-digit "PIN" recognizer
+    whose context word is "pin" (base score 0.3)."""
+    from presidio_analyzer import Pattern, PatternRecognizer
+
+    from memory.redaction.context import build_context_enhancer, word_artifacts
+
+    pins = PatternRecognizer(
+        supported_entity="PIN", patterns=[Pattern("pin", r"\b\d{4}\b", 0.3)], context=["pin"]
+    )
+    results = pins.analyze(text, ["PIN"])
+    for r in results:
+        r.recognition_metadata[r.IS_SCORE_ENHANCED_BY_CONTEXT_KEY] = enhanced
+    artifacts = word_artifacts(text, language="en")
+    out = build_context_enhancer().enhance_using_context(text, results, artifacts, [pins], context)
+    return [round(r.score, 2) for r in out]
+
+
+@pytest.mark.parametrize(
+    ("text", "scores"),
+    [
+        ("door pin 4821 today", [0.65]),  # a context word just before: +0.35
+        ("4821 is the door pin", [0.3]),  # after it does not count (no suffix words)
+        ("build 4821 finished", [0.3]),  # none near: unchanged
+        ("pin " + "alpha " * 45 + "4821", [0.3]),  # too many words away
+        ("pin code 1111 and 2222", [0.65, 0.65]),  # each result judged on its own
+    ],
+)
+def test_the_context_layer_alone_raises_a_score_only_next_to_a_context_word(
+    text: str, scores: list[float]
+) -> None:
+    assert boosted(text) == scores
+
+
+def test_the_context_layer_takes_caller_words_and_skips_results_already_enhanced() -> None:
+    assert boosted("build 4821 finished", context=["PIN"]) == [0.65]
+    assert boosted("door pin 4821 today", enhanced=True) == [0.3]
