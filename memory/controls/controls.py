@@ -120,7 +120,7 @@ class Controls:
             # Guarded-action audit rows keep the fact (who did what is a record the team keeps)
             # under a random pseudonym, so nothing links them back to this person.
             counts["guarded_audit_pseudonymised"] += await guarded_store.pseudonymise_subject(
-                tx, subject_id, f"forgotten-{secrets.token_hex(6)}"
+                tx, subject_id, f"forgotten-{secrets.token_hex(6)}", at=iso(now)
             )
             team_id = team if team is not None else subject_id.split("/", 1)[0]
             await _receipt_row(

@@ -165,9 +165,36 @@ async def query_audit(
     )  # fmt: skip
 
 
-async def pseudonymise_subject(tx: Tx, subject_id: str, pseudonym: str) -> int:
-    """Replace `subject_id` by `pseudonym` wherever guarded actions name it; rows changed."""
+_OPEN_OF_SUBJECT = """
+SELECT id FROM guarded_requests
+WHERE state IN ('requested', 'approved')
+  AND (requested_by = :subject
+       OR id IN (SELECT request_id FROM guarded_decisions WHERE approver = :subject))
+"""
+
+
+async def pseudonymise_subject(tx: Tx, subject_id: str, pseudonym: str, *, at: str) -> int:
+    """Replace `subject_id` by `pseudonym` wherever guarded actions name it; rows changed.
+
+    First, every request still open that this person asked for or decided on is closed
+    (expired, audited): renamed, their own request would no longer be theirs, and their
+    approval would no longer stop them approving again, so either could run on one person."""
     params = {"subject": subject_id, "pseudonym": pseudonym}
+    open_ids = [int(r["id"]) for r in await tx.fetchall(_OPEN_OF_SUBJECT, params)]
+    for request_id in open_ids:
+        await tx.execute(
+            "UPDATE guarded_requests SET state = 'expired', finished_at = :at, "
+            "outcome = 'closed: someone it named asked opsmemory to forget them' "
+            "WHERE id = :id AND state IN ('requested', 'approved')",
+            {"id": request_id, "at": at},
+        )
+        await tx.execute(
+            "INSERT INTO guarded_audit (at, team_id, channel_id, incident_id, request_id, action,"
+            " event, actor, detail_json) SELECT :at, team_id, channel_id, incident_id, id,"
+            " action, 'expired', 'opsmemory', '{\"reason\": \"participant forgotten\"}'"
+            " FROM guarded_requests WHERE id = :id",
+            {"id": request_id, "at": at},
+        )
     n = await tx.execute_rowcount(
         "UPDATE guarded_audit SET actor = :pseudonym WHERE actor = :subject", params
     )

@@ -77,9 +77,30 @@ async def test_forgetting_a_subject_pseudonymises_them_and_keeps_the_facts(db: D
             await store.write_audit(tx, at=AT, team_id="T1", channel_id="C1",
                                     incident_id="inc-1", request_id=rid, action="rollback",
                                     event="approved", actor=actor)  # fmt: skip
-        changed = await store.pseudonymise_subject(tx, "T1/U1", "forgotten:abc")
+        changed = await store.pseudonymise_subject(tx, "T1/U1", "forgotten:abc", at=AT)
     assert changed == 2  # one audit row, one request
     rows = await store.query_audit(db)
-    assert [r["actor"] for r in rows] == ["forgotten:abc", "T1/U2"]
+    assert [r["actor"] for r in rows] == ["forgotten:abc", "T1/U2", "opsmemory"]  # + its closing
     row = await store.get_request(db, rid)
     assert row is not None and (row["requested_by"], row["action"]) == ("forgotten:abc", "rollback")
+
+
+async def test_forgetting_a_participant_closes_their_open_requests_first(db: Database) -> None:
+    """Renamed, the requester could approve their own request (and an approver approve twice):
+    every open request the person asked for or decided on is closed and audited instead."""
+    asked, _ = await new_request(db, click="t-asked")
+    decided, _ = await new_request(db, click="t-decided")
+    async with db.transaction() as tx:
+        await tx.execute("UPDATE guarded_requests SET requested_by = 'T1/U9' WHERE id = :id",
+                         {"id": decided})  # fmt: skip
+        await store.add_decision(tx, decided, approver="T1/U1", approver_user="U1",
+                                 verdict="approve", at=AT)  # fmt: skip
+        other, _ = await store.insert_request(tx, {**values("t-other"), "requested_by": "T1/U9"})
+        await store.pseudonymise_subject(tx, "T1/U1", "forgotten:abc", at=AT)
+    for rid in (asked, decided):
+        row = await store.get_request(db, rid)
+        assert row is not None and row["state"] == "expired", rid
+    untouched = await store.get_request(db, other)
+    assert untouched is not None and untouched["state"] == "requested"
+    events = [(r["request_id"], r["event"]) for r in await store.query_audit(db)]
+    assert (asked, "expired") in events and (decided, "expired") in events
