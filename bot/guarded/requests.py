@@ -17,7 +17,7 @@ from bot.answer import messages
 from bot.guarded import executors
 from bot.guarded.catalogue import Action, Catalogue
 from memory.clock import Clock, iso, parse_iso, utc_now
-from memory.errors import NotFound, PermissionDenied, ValidationError
+from memory.errors import NotFound, PermissionDenied, RedactionFailed, ValidationError
 from memory.store import guarded as store
 
 if TYPE_CHECKING:
@@ -368,10 +368,12 @@ class GuardedActions:
             secret=self._secret,
             session=self._session,
         )  # fmt: skip
-        detail = outcome.detail
-        if outcome.state != "succeeded" or action.dry_run:
-            redacted = await self._redactor.redact(detail)
-            detail = redacted.text
+        # Executor output (stdout, a webhook's reply) is stored and posted: redact it always,
+        # and withhold it when redaction fails (fail closed), never the raw text.
+        try:
+            detail = (await self._redactor.redact(outcome.detail)).text
+        except RedactionFailed:
+            detail = "(output withheld: it could not be checked for secrets)"
         async with self._db.transaction() as tx:
             await store.move(tx, request_id, from_state="executing", to_state=outcome.state,
                              at=iso(self._clock()), outcome=detail)  # fmt: skip

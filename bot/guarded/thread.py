@@ -13,6 +13,7 @@ from slack_sdk.errors import SlackApiError
 from bot.answer import render
 from bot.directory import write_context
 from memory.errors import OpsmemoryError
+from memory.notes.notes import NoteDraft
 
 if TYPE_CHECKING:
     from slack_sdk.web.async_client import AsyncWebClient
@@ -56,7 +57,8 @@ async def refresh(deps: Deps, client: AsyncWebClient, request_id: int) -> Reques
 async def remember(
     deps: Deps, request: Request, text: str, *, user_id: str, kind: NoteKind = "action"
 ) -> None:
-    """`text` as a note of the request's incident, written as `user_id`: requests and refusals
+    """`text` as a note of the request's incident, written as `user_id` (the note's author
+    names them, so `text` carries no mention markup): requests and refusals
     are `action` notes, decisions and outcomes `decision` notes (the daily digest lists those).
     A note that cannot be written (no incident, a guest) is skipped: the audit log has it."""
     if request.incident_id is None:
@@ -66,7 +68,10 @@ async def remember(
             deps.users, deps.channels, team_id=request.team_id, user_id=user_id,
             channel_id=request.channel_id, scope="channel",
         )  # fmt: skip
-        await deps.notes.save(ctx, text, kind, incident=request.incident_id)
+        # Keyword-searchable at once; the vector and neighbour context follow from the index
+        # job, so a click or `/incident run` never waits on the embedder.
+        draft = NoteDraft(ctx, text, kind, incident=request.incident_id)
+        await deps.notes.save_many([draft], vectors_later=True, context_later=True)
     except (OpsmemoryError, SlackApiError) as exc:
         log.info("guarded_note_skipped", extra={"error_type": type(exc).__name__})
 

@@ -205,7 +205,7 @@ async def decide(
         request = await deps.guarded.get(request_id)
         verb = "approve" if approve else "deny"
         await thread.remember(
-            deps, request, f"Refused: <@{context.user_id}> tried to {verb} "
+            deps, request, f"Refused: tried to {verb} "
             f"{thread.describe(request)} ({refused.reason}).", user_id=context.user_id,
         )  # fmt: skip
         raise
@@ -228,7 +228,7 @@ async def decide(
     else:
         await thread.refresh(deps, client, request.id)
     await thread.remember(
-        deps, request, f"<@{context.user_id}> {verdict} {thread.describe(request)}.",
+        deps, request, f"{verdict.capitalize()} {thread.describe(request)}.",
         user_id=context.user_id, kind="decision",
     )  # fmt: skip
     if result.run:

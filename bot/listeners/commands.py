@@ -214,7 +214,7 @@ async def _run_action(deps: Deps, args: str, c: dict[str, Any], client: AsyncWeb
         return messages.GUARDED_DUPLICATE_REQUEST.format(id=request.id)
     await thread.post(deps, client, request)
     await thread.remember(
-        deps, request, f"<@{user}> requested {thread.describe(request)} (risk {request.risk}, "
+        deps, request, f"Requested {thread.describe(request)} (risk {request.risk}, "
         f"{request.approvals_needed} approval(s) needed).", user_id=user,
     )  # fmt: skip
     return messages.GUARDED_REQUESTED_EPHEMERAL.format(id=request.id, action=action.name)

@@ -210,7 +210,7 @@ async def test_an_approved_action_executes_once_signed_and_is_shown_and_remember
         await click(d, BOSS, msg)  # a late re-click changes nothing
         told = await eventually(lambda: slack.workspace.ephemerals_for(BOSS))
         await eventually_async(action_notes, lambda notes: any("succeeded" in n for n in notes))
-        await d.command(INCIDENT, ALICE, "recall rollback checkout")
+        await d.command(INCIDENT, ALICE, "recall did the rollback succeed")
         recalled = await eventually(
             lambda: [e.text for e in slack.workspace.ephemerals_for(ALICE) if "succeeded" in e.text]
         )
@@ -224,13 +224,14 @@ async def test_an_approved_action_executes_once_signed_and_is_shown_and_remember
     events = [e for e, _ in await audit(bot)]
     assert events[:4] == ["requested", "approved", "executing", "succeeded"]
     texts = " | ".join(await action_notes())
-    assert "requested action #1 `rollback`" in texts and "succeeded" in texts
+    assert "Requested action #1 `rollback`" in texts and "succeeded" in texts
+    assert "<@" not in texts  # the author is the note's; its text carries no mention markup
     assert "succeeded" in recalled[0]
     digest = await bot.deps.episodes.digest(
         slack.workspace.team_id, datetime.now(UTC) - timedelta(hours=1)
     )
     said = " ".join(x.text for x in digest.decisions)
-    assert "<@U0BOSS> approved action #1 `rollback`" in said and "succeeded" in said
+    assert "Approved action #1 `rollback`" in said and "succeeded" in said
 
 
 async def test_two_approvals_are_needed_for_a_high_risk_action_one_via_a_user_group(
@@ -535,3 +536,23 @@ async def test_an_untouched_request_shows_expired_once_the_expiry_job_runs(
     assert buttons(slack, msg) == []
     assert await jobs.expire_requests() == 0
     assert receiver.calls == []
+
+
+async def test_executor_output_is_redacted_before_it_is_stored_or_shown(
+    guarded_bot: Callable[..., Any], slack: FakeSlack, receiver: WebhookReceiver
+) -> None:
+    """A pipeline that echoes a token in its reply: the request message and the audit show
+    the outcome without it (a real, successful run included)."""
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    receiver.reply = {"ok": True, "log": f"deployed v1.4.2 with GITHUB_TOKEN={token}"}
+    bot = await guarded_bot()
+    async with SlackDriver(events_url(bot), SECRET, slack) as d:
+        msg = await run(d, slack, ALICE, "rollback service=checkout version=v1.4.2")
+        await click(d, BOSS, msg)
+        await eventually(lambda: "Succeeded" in state_of(slack, msg))
+    assert "deployed v1.4.2" in state_of(slack, msg)
+    assert token not in state_of(slack, msg)
+    rows = await bot.deps.db.fetchall(
+        "SELECT outcome FROM guarded_requests UNION ALL SELECT detail_json FROM guarded_audit"
+    )
+    assert rows and not [r for r in rows if r[0] and token in r[0]]

@@ -30,6 +30,7 @@ class WebhookReceiver:
     status: int = 200
     delay_s: float = 0.0
     max_skew_s: int = 300
+    reply: dict[str, Any] | None = None  # the body of a 2xx answer (default: ok and a count)
     calls: list[Call] = field(default_factory=list)
     rejected: int = 0
     arrived: asyncio.Event = field(default_factory=asyncio.Event)
@@ -69,4 +70,5 @@ class WebhookReceiver:
             await asyncio.sleep(self.delay_s)
         if self.status >= 300:
             return web.json_response({"error": "pipeline unavailable"}, status=self.status)
-        return web.json_response({"ok": True, "run": len(self.calls)}, status=self.status)
+        body_out = self.reply if self.reply is not None else {"ok": True, "run": len(self.calls)}
+        return web.json_response(body_out, status=self.status)
