@@ -80,9 +80,11 @@ async def delete_episodes(tx: Tx, ids: Sequence[int], counts: Counts, now: str) 
 
 
 async def delete_messages(tx: Tx, ids: Sequence[int], counts: Counts, now: str) -> None:
-    """Captured messages; every episode built from their threads goes too (it may quote them)."""
+    """Captured messages, the notes they became (recall quotes those), and every episode built
+    from their threads (it may quote them)."""
     if not ids:
         return
+    await delete_notes(tx, await store.notes_of_messages(tx, ids), counts)
     episode_ids = await store.episodes_of_messages(tx, ids)
     await _delete_rows(tx, store.MESSAGES, ids, counts)
     await delete_episodes(tx, episode_ids, counts, now)

@@ -117,6 +117,20 @@ async def episode_threads(tx: Tx, ids: Sequence[int]) -> list[Row]:
     return await tx.fetchall(_EPISODE_THREADS, (json.dumps(list(ids)),))
 
 
+_NOTES_OF_MESSAGES = """
+SELECT n.id FROM memory_thread_messages m
+JOIN memory_notes n ON n.team_id = m.team_id AND n.channel_id = m.channel_id
+    AND n.source_ts = m.ts AND n.owner_subject_id = m.owner_subject_id AND n.scope = 'channel'
+WHERE m.id IN (SELECT value FROM json_each(?))
+"""
+
+
+async def notes_of_messages(tx: Tx, message_ids: Sequence[int]) -> list[int]:
+    """Ids of the notes these captured messages became (same place, ts and author)."""
+    rows = await tx.fetchall(_NOTES_OF_MESSAGES, (json.dumps(list(message_ids)),))
+    return [int(r[0]) for r in rows]
+
+
 async def episodes_of_messages(tx: Tx, message_ids: Sequence[int]) -> list[int]:
     """Ids of every episode built from the threads of these captured messages."""
     rows = await tx.fetchall(_EPISODES_OF_MESSAGES, (json.dumps(list(message_ids)),))

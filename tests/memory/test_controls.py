@@ -230,3 +230,25 @@ async def test_cli_forget_needs_yes_and_then_deletes(
     assert await real.handler(real, settings) == 0
     assert json.loads(capsys.readouterr().out)["counts"]["memory_notes"] == 1
     assert (await world.controls.export(ALICE.subject_id))["notes"] == []
+
+
+async def test_forgetting_a_captured_message_removes_the_note_it_became(
+    db: Database, redactor: Redactor, clock
+) -> None:
+    """A thread message is filed as a note too (recall quotes notes): forgetting the message
+    must take that copy with it, or "Forgot item" is followed by the text in the next answer."""
+    notes = Notes(db, redactor, None, clock=clock)
+    threads = Threads(db, redactor, clock, notes=notes)
+    inc = await Incidents(db, clock, redactor=redactor).open(
+        chan(ALICE), title="checkout down", channel_id="CINC1"
+    )
+    await threads.capture(
+        chan(ALICE), ts=ROOT, thread_ts=None, text="quasarwidget broke checkout", incident=inc.id
+    )
+    asker = Requester(BOB.subject_id, "T1", channel_id="CINC1")
+    recall = Recall(db, None, clock=clock)
+    assert any("quasarwidget" in i.text for i in await recall.recall(asker, "quasarwidget", k=3))
+    (message_id,) = [int(r[0]) for r in await db.fetchall("SELECT id FROM memory_thread_messages")]
+    await Controls(db, clock).forget_item(ALICE.subject_id, f"message:{message_id}")
+    assert not [i for i in await recall.recall(asker, "quasarwidget", k=5)]
+    assert await db.scalar("SELECT count(*) FROM memory_notes WHERE text LIKE '%quasar%'") == 0
