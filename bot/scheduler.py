@@ -19,6 +19,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.answer import render
 from memory.episodes.statements import strip_label
+from memory.errors import OpsmemoryError
 
 if TYPE_CHECKING:
     from bot.deps import Deps
@@ -75,7 +76,10 @@ class Jobs:
 
         expired = await self._deps.guarded.expire_due()
         for request in expired:
-            await thread.refresh(self._deps, self._client, request.id)
+            try:
+                await thread.refresh(self._deps, self._client, request.id)
+            except OpsmemoryError as exc:  # e.g. its action left the catalogue: the rest still
+                log.warning("guarded_refresh_failed", extra={"error_type": type(exc).__name__})
         if expired:
             log.info("guarded_requests_expired", extra={"count": len(expired)})
         return len(expired)

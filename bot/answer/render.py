@@ -151,7 +151,9 @@ def answer(a: Answer, *, link: str | None = None) -> list[Block]:
     ]
     blocks.append({"type": "actions", "block_id": "answer_actions", "elements": buttons})
     if a.actions:
-        named = "; ".join(f"{p.title} is named by {p.source_label}" for p in a.actions)
+        named = "; ".join(
+            f"{escape(p.title)} is named by {escape(p.source_label)}" for p in a.actions
+        )
         blocks.append(context(f"Proposals: {named}. Proposing asks you for every parameter."))
     origin = "generated from the sources above" if a.generated else "cited, no model used"
     blocks.append(context(f"opsmemory · {origin}"))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
+import aiohttp
 from slack_sdk.errors import SlackApiError
 
 if TYPE_CHECKING:
@@ -41,7 +42,10 @@ class ApproverDirectory:
         try:
             resp = await self._client.usergroups_users_list(usergroup=group)
             members = frozenset(str(u) for u in resp.get("users") or [])
-        except SlackApiError:
-            members = frozenset()  # a group Slack does not know approves nothing
+        except (SlackApiError, aiohttp.ClientError, TimeoutError):
+            # A group Slack does not know, or cannot be asked about now, approves nothing:
+            # fail closed, so a re-check at execution refuses rather than leaving the request
+            # approved for the next start to run.
+            return frozenset()
         self._groups[group] = (time.monotonic(), members)
         return members

@@ -167,12 +167,13 @@ async def propose(ack: Any, body: dict[str, Any], respond: Any, *, deps: Deps) -
     action = deps.guarded.catalogue.get(name)
     if action is None:
         text = messages.GUARDED_UNKNOWN_ACTION.format(
-            name=name[:40],
+            name=render.escape(name[:40]),
             names=", ".join(f"`{n}`" for n in deps.guarded.catalogue.actions) or "none",
         )
     else:
         text = messages.GUARDED_SUGGESTION.format(
-            source=source[:200], action=action.name, description=action.description,
+            source=render.escape(source[:200]), action=action.name,
+            description=render.escape(action.description),
             usage=action.usage(),
         )  # fmt: skip
     await respond(text=text, response_type="ephemeral", replace_original=False)

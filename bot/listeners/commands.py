@@ -146,7 +146,7 @@ async def _run(deps: Deps, cmd: IncidentCommand, c: dict[str, Any]) -> tuple[str
             deps.incidents, deps.channels, ctx, title=title, severity=severity, channel_id=channel
         )
         return messages.INCIDENT_OPENED.format(
-            id=inc.id, severity=inc.severity, title=inc.title
+            id=inc.id, severity=inc.severity, title=render.one_line(inc.title, 200)
         ), True
     if cmd.sub in NOTE_SUBCOMMANDS:
         inc = await _incident_here(deps, team, channel)

@@ -350,3 +350,26 @@ async def test_an_incident_resolved_after_the_request_stops_the_run(
         f"not run: {inc.id} was resolved after the request",
     )
     assert runs(counter) == 0
+
+
+async def test_a_user_group_slack_cannot_be_asked_about_approves_nothing(tmp_path: Path) -> None:
+    """Fail closed: Slack unreachable (connection refused) while resolving a group leaves only
+    the users listed by id, so a re-check at execution refuses instead of raising."""
+    from slack_sdk.web.async_client import AsyncWebClient
+
+    path = tmp_path / "actions.yml"
+    path.write_text(
+        """
+actions:
+  restart:
+    title: restart
+    description: Restart a service
+    risk: low
+    approvers: {users: [U0BOSS], groups: [S0SRE]}
+    executor: {type: webhook, url: "http://127.0.0.1:9/hook"}
+"""
+    )
+    action = load_catalogue(path).actions["restart"]
+    unreachable = AsyncWebClient(token="xoxb-test", base_url="http://127.0.0.1:9/", timeout=2)
+    directory = ApproverDirectory(unreachable, frozenset())
+    assert await directory.allowed(action, fresh=True) == frozenset({"U0BOSS"})

@@ -121,3 +121,12 @@ async def test_command_is_acked_before_its_reply_is_sent(
     assert ephemerals(slack, ALICE) == []
     gate.set()
     assert "Usage" in (await eventually(lambda: ephemerals(slack, ALICE)))[0]
+
+
+async def test_an_incident_title_is_echoed_to_the_channel_inert(
+    driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """The confirmation goes to the whole channel: a title with <!here> must not ping it."""
+    opened = await reply_to(slack, driver, ALICE, GENERAL, "open sev2 <!here> checkout & cart")
+    assert "&lt;!here&gt; checkout &amp; cart" in opened
+    assert "<!here>" not in opened
