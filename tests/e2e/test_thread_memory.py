@@ -74,7 +74,7 @@ async def test_a_later_correction_wins_over_what_it_corrects(
     memory = next(
         b["text"]["text"]
         for b in answer.blocks
-        if b.get("text", {}).get("text", "").startswith("*This incident's memory*")
+        if b.get("text", {}).get("text", "").startswith("*Memory*")
     )
     assert memory.index("v39 instead of v40") < memory.index("roll back the checkout service")
     assert "superseded" in memory

@@ -82,7 +82,7 @@ async def test_a_guest_sees_a_channels_memory_only_while_a_member_kept_current_b
     second_incident(slack)
     await driver.command(INCIDENT, ALICE, f"note {ROOT_CAUSE}")
     assert await recall(driver, NEXT, VISITOR, "checkout-db pool exhausted") == (
-        "Memory has nothing on that here."
+        "Memory has nothing on that."
     )
     fetched = len(slack.calls_to("users.conversations"))
     await driver.join(INCIDENT, VISITOR)
@@ -90,7 +90,7 @@ async def test_a_guest_sees_a_channels_memory_only_while_a_member_kept_current_b
     assert "checkout-db pool exhausted after v42" in seen
     await driver.leave(INCIDENT, VISITOR)
     assert await recall(driver, NEXT, VISITOR, "checkout-db pool exhausted") == (
-        "Memory has nothing on that here."
+        "Memory has nothing on that."
     )
     # The cached membership followed the events; Slack was not asked again.
     assert len(slack.calls_to("users.conversations")) == fetched
