@@ -280,7 +280,8 @@ async def test_a_later_correction_of_a_top_hit_is_recalled_beside_it(db, redacto
     )
     asker = Requester("T1/U2", "T1", channel_id="C1")
     question = "idle transaction timeout follow-up owner"
-    items = await Recall(db, embedder, clock=clock).recall(asker, question, k=3)
+    lend = RecallConfig(correction_share=0.9)
+    items = await Recall(db, embedder, lend, clock).recall(asker, question, k=3)
     assert "I'll take AI-1 over from Hamid, due Tuesday" in [i.text for i in items]
     off = RecallConfig(correction_share=0.0, answer_type_boost=1.0)
     without = await Recall(db, embedder, off, clock).recall(asker, question, k=3, mode="keyword")
