@@ -243,3 +243,46 @@ async def test_one_authors_run_of_notes_lends_nothing_to_its_neighbours(db, reda
     assert [i.text for i in hits] == ["shall we raise the consumer partitions to 48?"]
     rows = await db.fetchall("SELECT context FROM memory_notes ORDER BY id")
     assert [r[0] for r in rows] == ["", ""]
+
+
+async def test_a_who_question_prefers_the_note_that_names_a_person(db, redactor, embedder):
+    notes = Notes(db, redactor, embedder)
+    await notes.save(ctx("C1", author=ALICE), "the cert renewal alert needs a runbook link")
+    await notes.save(ctx("C1", author=BOB), "alice owns the cert renewal alert")
+    asker = Requester("T1/U2", "T1", channel_id="C1")
+    who = await Recall(db, embedder).recall(asker, "who has the cert renewal alert?")
+    assert who[0].text == "alice owns the cert renewal alert"
+    plain = await Recall(db, embedder, RecallConfig(answer_type_boost=1.0)).recall(
+        asker, "who has the cert renewal alert?"
+    )
+    assert who[0].score / who[1].score > plain[0].score / plain[1].score
+
+
+async def test_a_when_question_prefers_the_note_with_a_time(db, redactor, embedder):
+    notes = Notes(db, redactor, embedder)
+    await notes.save(ctx("C1"), "queue consumers lagging, paging the data team at 02:40 UTC")
+    await notes.save(ctx("C1"), "queue consumers lagging badly, consumers lagging everywhere")
+    asker = Requester("T1/U2", "T1", channel_id="C1")
+    items = await Recall(db, embedder).recall(asker, "when did the queue consumers start lagging?")
+    assert "02:40" in items[0].text
+
+
+async def test_a_later_correction_of_a_top_hit_is_recalled_beside_it(db, redactor, embedder):
+    clock = Clock()
+    notes = Notes(db, redactor, embedder, clock=clock)
+    await notes.save(ctx("C1"), "AI-1: Hamid owns the idle transaction timeout", kind="action")
+    for i in range(12):
+        clock.now += timedelta(minutes=1)
+        await notes.save(ctx("C1", author=BOB), f"graph {i} looks flat")
+    clock.now += timedelta(days=1)
+    await notes.save(
+        ctx("C1", author=ALICE), "I'll take AI-1 over from Hamid, due Tuesday", kind="correction"
+    )
+    asker = Requester("T1/U2", "T1", channel_id="C1")
+    question = "idle transaction timeout follow-up owner"
+    lend = RecallConfig(correction_share=0.9)
+    items = await Recall(db, embedder, lend, clock).recall(asker, question, k=3)
+    assert "I'll take AI-1 over from Hamid, due Tuesday" in [i.text for i in items]
+    off = RecallConfig(correction_share=0.0, answer_type_boost=1.0)
+    without = await Recall(db, embedder, off, clock).recall(asker, question, k=3, mode="keyword")
+    assert "I'll take AI-1 over from Hamid, due Tuesday" not in [i.text for i in without]

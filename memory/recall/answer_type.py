@@ -1,0 +1,64 @@
+"""What kind of answer a question wants, and whether a note holds one.
+
+"Who owns it?" is answered by a note naming a person (or saying "I'll take it"); "when did it
+start?" by one with a time or date; "how many / what limit?" by one with a number. These are
+the classic answer types of question answering, read from the question's wh-word, and checked
+on a note with plain patterns; recall gives notes that hold the wanted type a small boost.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Literal
+
+AnswerType = Literal["person", "time", "quantity"]
+
+_WANTS: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
+    (
+        "person",
+        re.compile(r"^\s*(?:and\s+)?(?:who|whom|whose)\b|\bwho (?:is|was|owns|did)\b", re.I),
+    ),
+    (
+        "time",
+        re.compile(r"^\s*(?:and\s+)?when\b|\bwhat time\b|\bhow long\b|\bwhat (?:day|date)\b", re.I),
+    ),
+    (
+        "quantity",
+        re.compile(
+            r"\bhow (?:many|much|big|large|high|low|far)\b|\bwhat (?:is|was|were) the "
+            r"(?:\w+ )?(?:limit|size|rate|number|count|value|percentage|threshold)\b",
+            re.I,
+        ),
+    ),
+)
+
+_TIME = re.compile(
+    r"\b\d{1,2}:\d{2}\b|\butc\b|\b\d{1,2} (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*"
+    r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w* \d{1,2}\b|\b\d{4}-\d{2}-\d{2}\b"
+    r"|\b(?:yesterday|today|tomorrow|tonight|monday|tuesday|wednesday|thursday|friday"
+    r"|saturday|sunday)\b|\b\d+ ?(?:min(?:ute)?s?|hours?|h|days?|weeks?)\b",
+    re.I,
+)
+_NUMBER = re.compile(r"\d")
+_FIRST_PERSON = re.compile(r"\b(?:i'?ll|i will|i'?m (?:taking|on)|mine|i can take|i own)\b", re.I)
+
+
+def wanted(question: str) -> AnswerType | None:
+    """The answer type a question asks for, if its wording says."""
+    for kind, pattern in _WANTS:
+        if pattern.search(question):
+            return kind
+    return None
+
+
+def holds(kind: AnswerType, text: str, people: Iterable[str]) -> bool:
+    """Whether `text` contains an answer of that type (`people`: names that may answer who)."""
+    if kind == "time":
+        return bool(_TIME.search(text))
+    if kind == "quantity":
+        return bool(_NUMBER.search(text))
+    if _FIRST_PERSON.search(text):
+        return True
+    lowered = text.lower()
+    return any(re.search(rf"\b{re.escape(name)}\b", lowered) for name in people if name)
