@@ -41,11 +41,12 @@ from knowledge.ranking import (
     confidence,
     confidence_features,
     fuse,
+    question_shifted,
 )
 from knowledge.store import fts
 from knowledge.store import runbooks as store_runbooks
 from knowledge.store import vectors as vector_tables
-from knowledge.wording import Vocabulary, spelled_out
+from knowledge.wording import Vocabulary, asks_question, spelled_out
 from memory.embedding.embedder import Embedder
 from memory.errors import EmbeddingUnavailable, InvalidLimit
 from memory.store import Database, Row
@@ -252,7 +253,9 @@ class Knowledge:
             raise InvalidQuery(length=len(text), limit=MAX_QUERY_CHARS)
         gen = self._generation or await self.ensure_index()
         ranked, used, _n_terms = await self.rank(text, mode or "hybrid", gen)
-        conf = confidence(confidence_features(ranked), self._config, used)
+        conf = confidence(
+            confidence_features(ranked), self._config, used, question=question_shifted(text, ranked)
+        )
         if not ranked or conf < self._config.abstain_below:
             return SearchResult(hits=[], abstained=True, confidence=conf, mode=used)
         intent = question_intent(text)
@@ -269,7 +272,7 @@ class Knowledge:
         # runbooks' own words: a person's question (not a pasted alert, which already uses the
         # alert's words) has its typos corrected and its chat shorthand spelled out.
         text = without_exclusions(text)
-        if text.rstrip().endswith("?"):
+        if asks_question(text):
             text = spelled_out(self._vocabulary.corrected(text))
         terms = identifier_terms(text)
         cands: dict[int, Candidate] = {}

@@ -242,3 +242,23 @@ async def test_a_bare_title_is_never_cited(db: Database, corpus_dir: Path) -> No
     assert all("# KubeAPIDown" not in s.text for s in hit.sections)
     result = await k.search("kube api servers down, what does it mean?", mode="keyword")
     assert all(s.heading != "Overview" for s in result.hits[0].sections)
+
+
+async def test_a_question_is_calibrated_with_the_question_shift(
+    db: Database, corpus_dir: Path, onnx: OnnxMiniLmEmbedder
+) -> None:
+    """A person's question is scored with the question shift; the same words as a pasted alert
+    are not (alert texts keep the alert-fitted line)."""
+    k = Knowledge(db, corpus_dir, onnx)
+    gen = await k.ensure_index()
+    question = "the disk on db-3 keeps filling up, how do we fix it?"
+    ranked, used, _ = await k.rank(question, "hybrid", gen)
+    result = await k.search(question)
+    features = confidence_features(ranked)
+    assert used == "hybrid"
+    assert result.confidence == confidence(features, k.config, question=True)
+    assert result.confidence > confidence(features, k.config)
+    alert = question.rstrip("?")
+    alert_ranked, _, _ = await k.rank(alert, "hybrid", gen)
+    alert_result = await k.search(alert)
+    assert alert_result.confidence == confidence(confidence_features(alert_ranked), k.config)
