@@ -435,6 +435,7 @@ def choose_sections(
     max-normalised BM25 plus cosine of each section. Empty sections come last; when nothing
     matched, the runbook's opening sections are cited in document order."""
     kmax = max(cand.chunk_kw.values(), default=0.0) or 1.0
+    rows, members = with_subsections(rows)
 
     def key(row: Any) -> tuple[float, ...]:
         cid, path, text = row[0], json.loads(row[2]), row[5]
@@ -442,7 +443,9 @@ def choose_sections(
         kind = section_kind(path, text)
         wanted = intent is not None and kind == intent
         next_up = intent is not None and kind == FOLLOW_UP[intent] and len(path) <= 1
-        relevance = cand.chunk_kw.get(cid, 0.0) / kmax + cand.chunk_sem.get(cid, 0.0)
+        relevance = max(
+            cand.chunk_kw.get(m, 0.0) / kmax + cand.chunk_sem.get(m, 0.0) for m in members[cid]
+        )
         return (
             -float(wanted),
             -float(wanted and substantive and len(path) <= 1),
@@ -452,7 +455,45 @@ def choose_sections(
             row[6],
         )
 
-    return sorted((r for r in rows if says_something(r[5])), key=key)[:limit]
+    chosen: list[Any] = []
+    covered: set[Any] = set()
+    for row in sorted((r for r in rows if says_something(r[5])), key=key):
+        if row[0] in covered:
+            continue  # already cited as part of the section it sits under
+        chosen.append(row)
+        covered.update(members[row[0]])
+        if len(chosen) == limit:
+            break
+    return chosen
+
+
+def with_subsections(rows: Sequence[Any]) -> tuple[list[Any], dict[Any, list[Any]]]:
+    """Rows where a section with next to nothing of its own ("## Mitigation" straight followed by
+    its "### ..." cases) carries its subsections' text under their headings: the section a
+    person means is the heading and everything under it. Also each row id's member chunk ids
+    (itself, plus its subsections for such a section)."""
+    ordered = sorted(rows, key=lambda r: r[6])
+    paths = [tuple(json.loads(r[2])) for r in ordered]
+    out: list[Any] = []
+    members: dict[Any, list[Any]] = {}
+    for i, row in enumerate(ordered):
+        path, own = paths[i], row[5]
+        below = []
+        if path and len(_HEADING_LINE.sub("", own).strip()) < SUBSTANTIVE_CHARS:
+            for j in range(i + 1, len(ordered)):
+                if len(paths[j]) <= len(path) or paths[j][: len(path)] != path:
+                    break
+                below.append(j)
+        members[row[0]] = [row[0]] + [ordered[j][0] for j in below]
+        if not below:
+            out.append(row)
+            continue
+        parts = [own.strip()] if own.strip() else []
+        for j in below:
+            depth = "#" * min(6, len(paths[j]) + 1)
+            parts.append(f"{depth} {paths[j][-1]}\n\n{ordered[j][5].strip()}")
+        out.append((*row[:5], "\n\n".join(parts), *row[6:]))
+    return out, members
 
 
 def _bounded(text: str) -> str:
