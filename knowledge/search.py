@@ -383,7 +383,7 @@ class Knowledge:
         """One citation from a chunk row (id, runbook_id, heading_path, anchor, hash, text, ...)."""
         path = tuple(json.loads(row[2]))
         text = row[5]
-        snippet = " ".join(text.split())
+        snippet = " ".join(_HEADING_MARK.sub("", text).split())  # "### Case" reads as "Case"
         if len(snippet) > SNIPPET_CHARS:
             snippet = snippet[: SNIPPET_CHARS - 1] + "…"
         url = None
@@ -414,6 +414,7 @@ FOLLOW_UP: dict[Intent, Intent] = {
 
 
 _HEADING_LINE = re.compile(r"^\s*#{1,6}\s.*$", re.MULTILINE)
+_HEADING_MARK = re.compile(r"^\s*#{1,6}\s+", re.MULTILINE)
 
 
 def says_something(text: str) -> bool:

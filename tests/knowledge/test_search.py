@@ -287,4 +287,5 @@ async def test_an_empty_parent_section_is_cited_with_its_subsections(
     first = result.hits[0].sections[0]
     assert first.heading == "Mitigation"
     assert "### Consumers are down" in first.text and "--replicas=6" in first.text
+    assert first.snippet.startswith("Consumers are down Restart them")
     assert [s.heading for s in result.hits[0].sections].count("Consumers are slow") == 0
