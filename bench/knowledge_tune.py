@@ -20,6 +20,7 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__)
 
 import argparse
 import asyncio
+import json
 import tempfile
 
 import numpy as np
@@ -64,8 +65,10 @@ async def dump(data_dir: Path) -> dict[str, list[Query]]:
                 continue
             rows: list[Query] = []
             slugs = set((await k.corpus()).slugs)
-            for q in load_queries([DATA / qf]):
-                if q.expected is not None and q.expected not in slugs:
+            for q, own in zip(load_queries([DATA / qf]), corpus_keys(DATA / qf), strict=True):
+                if own not in (None, corpus) or (
+                    q.expected is not None and q.expected not in slugs
+                ):
                     continue  # a mixed-corpus file: this query belongs to the other corpus
                 ranked, _, _ = await k.rank(q.query, "hybrid", gen, every_signal=True)
                 cands = sorted((c for _, c in ranked), key=lambda c: c.slug)
@@ -75,6 +78,12 @@ async def dump(data_dir: Path) -> dict[str, list[Query]]:
             out[name] = rows
         await db.close()
     return out
+
+
+def corpus_keys(path: Path) -> list[str | None]:
+    """Each query line's `corpus` key (None where it has none), in file order."""
+    lines = [line for line in path.read_text().splitlines() if line.strip()]
+    return [json.loads(line).get("corpus") for line in lines]
 
 
 def rank_of(sig: np.ndarray, lab: np.ndarray, w: np.ndarray) -> int:
@@ -181,54 +190,71 @@ def tune_abstention(data: dict[str, list[Query]], w: np.ndarray, mode: str) -> N
         )
 
 
+def question_shift(z: np.ndarray, share: float = 0.03) -> float:
+    """The smallest logit shift (0.05 steps) under which at most `share` of `z` abstain."""
+    for shift in np.arange(0.0, 5.0, 0.05):
+        if np.mean(z + shift < 0) <= share:
+            return float(round(shift, 2))
+    return 5.0
+
+
 def tune_natural(data: dict[str, list[Query]], w: np.ndarray) -> None:
-    """Abstention with natural questions among the positives (issue 15). Held out two ways:
-    5-fold CV over alerts + paraphrases + prometheus-operator questions vs no-runbook alerts,
-    and the OpenShift questions, never fitted, scored by the model fitted on everything else."""
-    pos_sets = ("alerts", "apa", "dev_po")
-    rows = [q for s in pos_sets for q in data[s]] + data["null"]
-    x = np.array([conf_features(sig, cands, w) for sig, _, cands in rows])
-    n_pos = sum(len(data[s]) for s in pos_sets)
-    y = np.array([1.0] * n_pos + [0.0] * len(data["null"]))
-    start = len(data["alerts"]) + len(data["apa"])
-    dev = slice(start, n_pos)
-    probs = np.zeros(len(y))
-    for f in range(5):
-        folds = np.random.default_rng(0).permutation(len(y)) % 5
-        b = fit_logistic(x[folds != f], y[folds != f])
-        z = np.hstack([np.ones((np.sum(folds == f), 1)), x[folds == f]]) @ b
-        probs[folds == f] = 1.0 / (1.0 + np.exp(-z))
-    null = y == 0
-    alerts = slice(0, len(data["alerts"]))
-    print(
-        f"natural abstention 5-fold CV AUROC: alerts vs no-runbook"
-        f" {auroc(probs[alerts].tolist(), probs[null].tolist()):.3f},"
-        f" dev-po questions vs no-runbook {auroc(probs[dev].tolist(), probs[null].tolist()):.3f}"
-    )
-    b = fit_logistic(x, y)
-    xo = np.array([conf_features(sig, cands, w) for sig, _, cands in data["dev_os"]])
-    po = 1.0 / (1.0 + np.exp(-(np.hstack([np.ones((len(xo), 1)), xo]) @ b)))
-    print(f"  confidence bias {b[0]:.3f} coef {np.round(b[1:], 3).tolist()}")
-    for cut in (0.2, 0.25, 0.3, 0.35, 0.4, 0.5):
+    """The question shift (FusionConfig.question_conf_shift): the alert-fitted model keeps its
+    coefficients; a person's question gets its intercept moved by the smallest shift under which
+    at most 3 % of answerable questions abstain. Held out by corpus: fitted on one corpus's
+    questions, scored on the other's. Questions whose runbook is taken out of the ranking
+    (the rest re-fused) stand in for unanswerable questions: how many of them are refused."""
+    config = FusionConfig()
+    coef = np.array(config.conf_coef)
+
+    def logits(rows: list[Query], drop_expected: bool) -> np.ndarray:
+        out = []
+        for _sig, lab, cands in rows:
+            keep = ~lab if drop_expected else np.ones(len(lab), dtype=bool)
+            kept = [c for c, k in zip(cands, keep, strict=True) if k]
+            ks = np.array(signal_rows(kept, config.sem_floor), dtype=float).reshape(
+                len(kept), len(SIGNALS)
+            )
+            f = conf_features(ks, kept, w)
+            out.append(config.conf_bias + float(coef @ f))
+        return np.array(out)
+
+    z = {s: logits(data[s], False) for s in ("dev_po", "dev_os")}
+    zw = {s: logits(data[s], True) for s in ("dev_po", "dev_os")}
+    for fit, test in (("dev_po", "dev_os"), ("dev_os", "dev_po")):
+        shift = question_shift(z[fit])
         print(
-            f"  CV abstain below {cut}: no-runbook refused {np.mean(probs[null] < cut):.2f},"
-            f" alerts {np.mean(probs[alerts] < cut):.3f}, dev-po {np.mean(probs[dev] < cut):.3f};"
-            f" held-out dev-os {np.mean(po < cut):.3f}"
+            f"question shift fitted on {fit}: {shift:.2f} (abstains {np.mean(z[fit] + shift < 0):.3f},"
+            f" runbook-removed refused {np.mean(zw[fit] + shift < 0):.3f}); held out on {test}:"
+            f" abstains {np.mean(z[test] + shift < 0):.3f}, runbook-removed refused"
+            f" {np.mean(zw[test] + shift < 0):.3f} (no shift: {np.mean(z[test] < 0):.3f},"
+            f" {np.mean(zw[test] < 0):.3f})"
         )
+    both = np.r_[z["dev_po"], z["dev_os"]]
+    removed = np.r_[zw["dev_po"], zw["dev_os"]]
+    shift = question_shift(both)
+    print(
+        f"question shift fitted on both: {shift:.2f} (abstains {np.mean(both + shift < 0):.3f},"
+        f" runbook-removed refused {np.mean(removed + shift < 0):.3f})"
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--data-dir", type=Path, default=None)
+    parser.add_argument(
+        "--questions-only", action="store_true", help="only the question shift (shipped ranker)"
+    )
     ns = parser.parse_args()
     if not (DATA / "prometheus-operator").is_dir():
         print(f"skip: {DATA} not found")
         return
     with tempfile.TemporaryDirectory() as tmp:
         data = asyncio.run(dump(ns.data_dir or Path(tmp)))
-    weights = {mode: tune_ranker(data, mode) for mode in ("hybrid", "keyword", "semantic")}
-    for mode in ("hybrid", "keyword"):
-        tune_abstention(data, weights[mode], mode)
+    if not ns.questions_only:
+        weights = {mode: tune_ranker(data, mode) for mode in ("hybrid", "keyword", "semantic")}
+        for mode in ("hybrid", "keyword"):
+            tune_abstention(data, weights[mode], mode)
     tune_natural(data, np.array(FusionConfig().hybrid))
 
 

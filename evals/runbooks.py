@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from knowledge.corpus import normalise_slug
-from knowledge.ranking import confidence, confidence_features
+from knowledge.ranking import confidence, confidence_features, question_shifted
 from knowledge.search import Knowledge
 from memory.errors import ValidationError
 from memory.text import Mode
@@ -149,7 +149,12 @@ async def evaluate(knowledge: Knowledge, queries: Sequence[EvalQuery], mode: Mod
     for q in queries:
         t0 = time.perf_counter()
         ranked, used_mode, _n_terms = await knowledge.rank(q.query, mode, gen)
-        conf = confidence(confidence_features(ranked), knowledge.config, used_mode)
+        conf = confidence(
+            confidence_features(ranked),
+            knowledge.config,
+            used_mode,
+            question=question_shifted(q.query, ranked),
+        )
         timings.append((time.perf_counter() - t0) * 1000)
         slugs = [c.slug for _, c in ranked]
         if q.expected is None:

@@ -41,11 +41,12 @@ from knowledge.ranking import (
     confidence,
     confidence_features,
     fuse,
+    question_shifted,
 )
 from knowledge.store import fts
 from knowledge.store import runbooks as store_runbooks
 from knowledge.store import vectors as vector_tables
-from knowledge.wording import Vocabulary, spelled_out
+from knowledge.wording import Vocabulary, asks_question, spelled_out
 from memory.embedding.embedder import Embedder
 from memory.errors import EmbeddingUnavailable, InvalidLimit
 from memory.store import Database, Row
@@ -252,7 +253,9 @@ class Knowledge:
             raise InvalidQuery(length=len(text), limit=MAX_QUERY_CHARS)
         gen = self._generation or await self.ensure_index()
         ranked, used, _n_terms = await self.rank(text, mode or "hybrid", gen)
-        conf = confidence(confidence_features(ranked), self._config, used)
+        conf = confidence(
+            confidence_features(ranked), self._config, used, question=question_shifted(text, ranked)
+        )
         if not ranked or conf < self._config.abstain_below:
             return SearchResult(hits=[], abstained=True, confidence=conf, mode=used)
         intent = question_intent(text)
@@ -269,7 +272,7 @@ class Knowledge:
         # runbooks' own words: a person's question (not a pasted alert, which already uses the
         # alert's words) has its typos corrected and its chat shorthand spelled out.
         text = without_exclusions(text)
-        if text.rstrip().endswith("?"):
+        if asks_question(text):
             text = spelled_out(self._vocabulary.corrected(text))
         terms = identifier_terms(text)
         cands: dict[int, Candidate] = {}
@@ -380,7 +383,7 @@ class Knowledge:
         """One citation from a chunk row (id, runbook_id, heading_path, anchor, hash, text, ...)."""
         path = tuple(json.loads(row[2]))
         text = row[5]
-        snippet = " ".join(text.split())
+        snippet = " ".join(_HEADING_MARK.sub("", text).split())  # "### Case" reads as "Case"
         if len(snippet) > SNIPPET_CHARS:
             snippet = snippet[: SNIPPET_CHARS - 1] + "…"
         url = None
@@ -411,6 +414,7 @@ FOLLOW_UP: dict[Intent, Intent] = {
 
 
 _HEADING_LINE = re.compile(r"^\s*#{1,6}\s.*$", re.MULTILINE)
+_HEADING_MARK = re.compile(r"^\s*#{1,6}\s+", re.MULTILINE)
 
 
 def says_something(text: str) -> bool:
@@ -432,6 +436,7 @@ def choose_sections(
     max-normalised BM25 plus cosine of each section. Empty sections come last; when nothing
     matched, the runbook's opening sections are cited in document order."""
     kmax = max(cand.chunk_kw.values(), default=0.0) or 1.0
+    rows, members = with_subsections(rows)
 
     def key(row: Any) -> tuple[float, ...]:
         cid, path, text = row[0], json.loads(row[2]), row[5]
@@ -439,7 +444,9 @@ def choose_sections(
         kind = section_kind(path, text)
         wanted = intent is not None and kind == intent
         next_up = intent is not None and kind == FOLLOW_UP[intent] and len(path) <= 1
-        relevance = cand.chunk_kw.get(cid, 0.0) / kmax + cand.chunk_sem.get(cid, 0.0)
+        relevance = max(
+            cand.chunk_kw.get(m, 0.0) / kmax + cand.chunk_sem.get(m, 0.0) for m in members[cid]
+        )
         return (
             -float(wanted),
             -float(wanted and substantive and len(path) <= 1),
@@ -449,7 +456,45 @@ def choose_sections(
             row[6],
         )
 
-    return sorted((r for r in rows if says_something(r[5])), key=key)[:limit]
+    chosen: list[Any] = []
+    covered: set[Any] = set()
+    for row in sorted((r for r in rows if says_something(r[5])), key=key):
+        if row[0] in covered:
+            continue  # already cited as part of the section it sits under
+        chosen.append(row)
+        covered.update(members[row[0]])
+        if len(chosen) == limit:
+            break
+    return chosen
+
+
+def with_subsections(rows: Sequence[Any]) -> tuple[list[Any], dict[Any, list[Any]]]:
+    """Rows where a section with next to nothing of its own ("## Mitigation" straight followed by
+    its "### ..." cases) carries its subsections' text under their headings: the section a
+    person means is the heading and everything under it. Also each row id's member chunk ids
+    (itself, plus its subsections for such a section)."""
+    ordered = sorted(rows, key=lambda r: r[6])
+    paths = [tuple(json.loads(r[2])) for r in ordered]
+    out: list[Any] = []
+    members: dict[Any, list[Any]] = {}
+    for i, row in enumerate(ordered):
+        path, own = paths[i], row[5]
+        below = []
+        if path and len(_HEADING_LINE.sub("", own).strip()) < SUBSTANTIVE_CHARS:
+            for j in range(i + 1, len(ordered)):
+                if len(paths[j]) <= len(path) or paths[j][: len(path)] != path:
+                    break
+                below.append(j)
+        members[row[0]] = [row[0]] + [ordered[j][0] for j in below]
+        if not below:
+            out.append(row)
+            continue
+        parts = [own.strip()] if own.strip() else []
+        for j in below:
+            depth = "#" * min(6, len(paths[j]) + 1)
+            parts.append(f"{depth} {paths[j][-1]}\n\n{ordered[j][5].strip()}")
+        out.append((*row[:5], "\n\n".join(parts), *row[6:]))
+    return out, members
 
 
 def _bounded(text: str) -> str:

@@ -27,6 +27,12 @@ TYPO_MIN_LETTERS = 6
 _WORD = re.compile(r"[A-Za-z]+")
 
 
+def asks_question(text: str) -> bool:
+    """Whether `text` is a person's question (it ends with a question mark), not a pasted alert:
+    questions are read in the runbooks' words and calibrated on their own."""
+    return text.rstrip().endswith("?")
+
+
 def spelled_out(text: str) -> str:
     """`text` with the spelled-out words added after each shorthand it uses."""
     spans = sorted(

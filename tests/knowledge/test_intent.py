@@ -25,6 +25,12 @@ from tests.knowledge.conftest import write_corpus
         ("Who is affected when the API server is down?", "impact"),
         ("How bad is it if alertmanager cannot send notifications?", "impact"),
         ("Who should we page for the storage cluster?", "escalate"),
+        ("The registry volume is full. What breaks for the teams pushing images?", "impact"),
+        ("Packet loss on the storage NIC. What effect does that have on the database?", "impact"),
+        ("Will leaving the old setting in place break anything later?", "impact"),
+        ("The DNS pods are down. Would services lose connectivity to each other?", "impact"),
+        ("The compactor stopped. How do we get it working again?", "fix"),
+        ("How do we give the cache more memory?", "fix"),
         ("KubeAPIDown: Target disappeared from Prometheus target discovery.", None),
     ],
 )

@@ -8,7 +8,13 @@ import math
 import pytest
 
 from knowledge.profile import Overlap
-from knowledge.ranking import Candidate, FusionConfig, confidence, confidence_features
+from knowledge.ranking import (
+    Candidate,
+    FusionConfig,
+    confidence,
+    confidence_features,
+    question_shifted,
+)
 
 
 def candidate(slug: str, *, sem_chunk: float = 0.0, pairs: float = 0.0, lead: float = 0.0):  # type: ignore[no-untyped-def]
@@ -61,3 +67,31 @@ def test_extreme_scores_are_clamped_instead_of_overflowing() -> None:
 def test_features_of_the_wrong_length_are_refused() -> None:
     with pytest.raises(ValueError):
         confidence((1.0, 0.5, 0.5), FusionConfig())
+
+
+def test_a_question_gets_the_question_shift_and_an_alert_text_does_not() -> None:
+    config = FusionConfig()
+    features = (0.2, 0.5, 0.05, 0.3)
+    z = config.conf_bias + sum(c * f for c, f in zip(config.conf_coef, features, strict=True))
+    assert confidence(features, config) == pytest.approx(logistic(z))
+    asked = confidence(features, config, question=True)
+    assert asked == pytest.approx(logistic(z + config.question_conf_shift))
+    assert asked > confidence(features, config)
+
+
+def test_keyword_rankings_keep_their_own_line_for_questions() -> None:
+    config = FusionConfig()
+    features = (0.2, 0.0, 0.05, 0.3)
+    assert confidence(features, config, "keyword", question=True) == confidence(
+        features, config, "keyword"
+    )
+
+
+def test_only_a_question_whose_top_runbook_shares_a_word_is_shifted() -> None:
+    shares = candidate("disk-filling-up")
+    shares.overlap = Overlap(0.2, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    only_near = candidate("kube-api-down", sem_chunk=0.25)
+    assert question_shifted("disk on db-3 is full, what now?", [(3.0, shares)])
+    assert not question_shifted("the coffee machine is broken, who fixes it?", [(1.0, only_near)])
+    assert not question_shifted("Disk on db-3 is full.", [(3.0, shares)])
+    assert not question_shifted("what now?", [])

@@ -242,3 +242,50 @@ async def test_a_bare_title_is_never_cited(db: Database, corpus_dir: Path) -> No
     assert all("# KubeAPIDown" not in s.text for s in hit.sections)
     result = await k.search("kube api servers down, what does it mean?", mode="keyword")
     assert all(s.heading != "Overview" for s in result.hits[0].sections)
+
+
+async def test_a_question_is_calibrated_with_the_question_shift(
+    db: Database, corpus_dir: Path, onnx: OnnxMiniLmEmbedder
+) -> None:
+    """A person's question is scored with the question shift; the same words as a pasted alert
+    are not (alert texts keep the alert-fitted line)."""
+    k = Knowledge(db, corpus_dir, onnx)
+    gen = await k.ensure_index()
+    question = "the disk on db-3 keeps filling up, how do we fix it?"
+    ranked, used, _ = await k.rank(question, "hybrid", gen)
+    result = await k.search(question)
+    features = confidence_features(ranked)
+    assert used == "hybrid"
+    assert result.confidence == confidence(features, k.config, question=True)
+    assert result.confidence > confidence(features, k.config)
+    alert = question.rstrip("?")
+    alert_ranked, _, _ = await k.rank(alert, "hybrid", gen)
+    alert_result = await k.search(alert)
+    assert alert_result.confidence == confidence(confidence_features(alert_ranked), k.config)
+
+
+async def test_an_empty_parent_section_is_cited_with_its_subsections(
+    db: Database, tmp_path: Path, onnx: OnnxMiniLmEmbedder
+) -> None:
+    """'## Mitigation' straight followed by its cases is cited as one section, the cases under
+    their headings, and the cases are not cited again on their own."""
+    root = write_corpus(
+        tmp_path / "split",
+        {
+            "queue-backlog": (
+                "# Queue backlog\n\nConsumers fall behind the producers and the queue grows.\n\n"
+                "## Diagnosis\n\nCheck consumer lag with `kafka-consumer-groups --describe`.\n\n"
+                "## Mitigation\n\n### Consumers are down\n\nRestart them: "
+                "`kubectl rollout restart deploy/consumer`.\n\n### Consumers are slow\n\n"
+                "Scale out: `kubectl scale deploy/consumer --replicas=6`.\n"
+            )
+        },
+    )
+    k = Knowledge(db, root, onnx)
+    result = await k.search("the queue backlog keeps growing, how do we fix it?")
+    assert not result.abstained
+    first = result.hits[0].sections[0]
+    assert first.heading == "Mitigation"
+    assert "### Consumers are down" in first.text and "--replicas=6" in first.text
+    assert first.snippet.startswith("Consumers are down Restart them")
+    assert [s.heading for s in result.hits[0].sections].count("Consumers are slow") == 0

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from knowledge.wording import Vocabulary, spelled_out
+from knowledge.wording import Vocabulary, asks_question, spelled_out
 
 
 def test_shorthand_is_spelled_out_next_to_the_original() -> None:
@@ -19,3 +19,8 @@ def test_a_typo_one_edit_from_one_corpus_word_is_corrected() -> None:
     assert vocab.corrected("certifcate expirs") == "certifcate certificate expirs expires"
     assert vocab.correct("alertmanger") == "alertmanager"
     assert vocab.correct("node-1") is None and vocab.correct("zebras") is None
+
+
+def test_a_question_is_told_from_a_pasted_alert() -> None:
+    assert asks_question("container keeps getting OOMKilled, how do I fix it?  ")
+    assert not asks_question("Pod is crash looping. Pod default/web-0 has been restarting.")
