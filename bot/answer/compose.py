@@ -12,7 +12,7 @@ import re
 import time
 from collections.abc import Awaitable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 from bot.answer import runbook_text
 from knowledge.search import see_also
@@ -282,10 +282,6 @@ def _runbook_sources(top: RunbookHit, others: list[RunbookHit]) -> list[Source]:
             ref = f"runbook:{hit.slug}#{sec.anchor}"
             out.append(Source("", "runbook", label, sec.snippet, sec.url, ref=ref))
     return out
-
-
-async def _none() -> list[Any]:
-    return []
 
 
 def _budget(candidates: list[Source], budget: int, *, prefix: str = "S") -> list[Source]:

@@ -57,17 +57,6 @@ def one_line(text: str, limit: int = 200) -> str:
     return flat if len(flat) <= limit else clip(flat, limit - 1).rstrip() + "…"
 
 
-_PREFIX = re.compile(r"^\s*(?P<word>[A-Za-z][A-Za-z ]{1,20}?)\s*:\s*")
-
-
-def labelled(label: str, text: str) -> str:
-    """`Label: text` without a doubled prefix ("Decision: decision: …" → "Decision: …")."""
-    found = _PREFIX.match(text)
-    if found and found["word"].strip().lower() == label.strip().lower():
-        text = text[found.end() :]
-    return f"{label}: {text}"
-
-
 def truncate(text: str, limit: int = MAX_SECTION_CHARS, *, link: str | None = None) -> str:
     """`text` cut to `limit` characters; the cut says so and links to the full text if it can.
     The cut never lands inside an entity or a link (`clip`)."""
@@ -184,10 +173,6 @@ def similar_incidents(similar: Sequence[SimilarIncident]) -> list[Block]:
         line = s.line or s.why
         lines.append(f"{head} — {one_line(line)}" if line else head)
     return [section("\n".join(lines))]
-
-
-def plain(text: str) -> list[Block]:
-    return [section(text)]
 
 
 def save_modal(text: str, *, channel_id: str, message_ts: str) -> dict[str, Any]:
@@ -385,8 +370,8 @@ def runbook_body(text: str, limit: int = runbook_text.BODY_CHARS) -> str:
 
 def runbook_link(slug: str, heading: str | None, url: str | None) -> str:
     """`slug › heading`, linked to the section when the corpus has a base URL."""
-    label = escape(f"{slug} › {heading}" if heading else slug)
-    return f"<{url}|{label}>" if url else f"*{label}*"
+    label = f"{slug} › {heading}" if heading else slug
+    return bot_link(url, label) if url else f"*{escape(label)}*"
 
 
 def runbook_reply(hit: RunbookHit, see_also: Sequence[RunbookHit] = ()) -> str:

@@ -37,12 +37,6 @@ def test_one_line_escapes_then_clips_with_an_ellipsis() -> None:
     assert not line[:-1].rstrip().endswith(("&", "&a", "&am", "&amp"))
 
 
-def test_labelled_removes_a_doubled_prefix_only() -> None:
-    assert render.labelled("Decision", "decision: roll back") == "Decision: roll back"
-    assert render.labelled("Decision", "Decision : roll back") == "Decision: roll back"
-    assert render.labelled("Decision", "rollback: done") == "Decision: rollback: done"
-
-
 def test_bot_links_stay_links_and_their_labels_are_escaped() -> None:
     assert render.bot_link("https://s.slack.com/archives/C1/p1", "<b>") == (
         "<https://s.slack.com/archives/C1/p1|&lt;b&gt;>"
