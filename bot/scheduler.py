@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -24,7 +25,6 @@ from memory.errors import OpsmemoryError
 if TYPE_CHECKING:
     from bot.deps import Deps
     from memory.episodes.digest import Digest
-    from memory.episodes.model import Episode
 
 log = logging.getLogger("opsmemory.scheduler")
 ROLLUP_EVERY = timedelta(minutes=5)
@@ -117,29 +117,56 @@ class Jobs:
 
 
 def render_digest(d: Digest) -> str:
-    """The digest post; every stored text is escaped for Slack (`render.one_line`)."""
+    """The digest post, one block per incident as a person would report it (root cause,
+    decisions, status, actions), then what belongs to no incident; every stored text is escaped
+    for Slack (`render.one_line`)."""
     line = render.one_line
+    blocks: dict[str | None, _Report] = {}
+    for i in d.incidents_opened + d.incidents_resolved:
+        state = f"resolved {i.resolved_at:%d %b %H:%M} UTC" if i.resolved_at else i.status
+        head = f"*{i.id}* {line(i.title, 200)} · {i.severity} · {state}"
+        blocks.setdefault(i.id, _Report(head))
+    for e in d.episodes[:10]:
+        report = blocks.setdefault(e.incident_id, _Report(f"*{e.incident_id}*"))
+        if e.incident_id is None:
+            report.lines.append(f"• {line(e.title, 120)}")
+        if causes := e.sections.get("root_causes"):
+            report.causes.append(f"Root cause: {line(causes[-1], 160)}")
+        if status := e.sections.get("status"):
+            report.status.append(f"Status: {line(status[-1], 160)}")
+        actions = e.sections.get("actions") or []
+        report.actions += [f"Action: {line(a, 160)}" for a in actions[:3]]
+        if len(actions) > 3:
+            report.actions.append(f"…and {len(actions) - 3} more actions")
+    seen: set[str] = set()
+    for x in d.decisions:
+        text = strip_label(x.text)[:200]
+        if text.lower() not in seen:
+            seen.add(text.lower())
+            report = blocks.setdefault(x.incident_id, _Report(f"*{x.incident_id}*"))
+            report.decisions.append(f"Decision: {line(text, 200)}")
     lines = ["*Incident digest, last 24 hours*"]
-    lines += [f"• Opened {i.id} ({i.severity}): {line(i.title, 200)}" for i in d.incidents_opened]
-    lines += [f"• Resolved {i.id}: {line(i.title, 200)}" for i in d.incidents_resolved]
-    decisions = list(dict.fromkeys(strip_label(x.text)[:200] for x in d.decisions))
-    lines += [f"• Decision: {line(text, 200)}" for text in decisions[:10]]
-    lines += [digest_line(e) for e in d.episodes[:10]]
+    for key, report in sorted(blocks.items(), key=lambda kv: kv[0] is None):
+        if key is None:
+            lines += report.lines + [f"• {x}" for x in report.body()]
+        else:
+            lines += [f"• {report.head}", *(f"    {x}" for x in report.body())]
     return "\n".join(lines)
 
 
-def digest_line(e: Episode) -> str:
-    """One incident thread as a person would report it: what, root cause, status, owners."""
-    head = f"• {e.incident_id + ' ' if e.incident_id else ''}{render.one_line(e.title, 120)}"
-    parts = []
-    for key, label in (("root_causes", "root cause"), ("status", "status")):
-        lines = e.sections.get(key) or []
-        if lines:
-            parts.append(f"{label}: {render.one_line(lines[-1], 160)}")
-    actions = e.sections.get("actions") or []
-    if actions:
-        parts.append(f"{len(actions)} action{'s' if len(actions) != 1 else ''}")
-    return f"{head} — {'; '.join(parts)}" if parts else head
+@dataclass
+class _Report:
+    """One incident's block of the digest, its lines in the order a person reports them."""
+
+    head: str
+    lines: list[str] = field(default_factory=list)
+    causes: list[str] = field(default_factory=list)
+    decisions: list[str] = field(default_factory=list)
+    status: list[str] = field(default_factory=list)
+    actions: list[str] = field(default_factory=list)
+
+    def body(self) -> list[str]:
+        return [*self.causes[-1:], *self.decisions[:5], *self.status[-1:], *self.actions]
 
 
 def build_scheduler(jobs: Jobs, *, digest_time: str, timezone: str) -> AsyncIOScheduler:

@@ -57,6 +57,16 @@ def parse_incident_id(text: str) -> str:
     return f"inc-{int(match[1])}"
 
 
+def channel_title(channel_name: str, pattern: re.Pattern[str]) -> str:
+    """A readable title from an incident channel's name: the prefix and its number dropped, the
+    separators made spaces ("inc-123-checkout-5xx" → "checkout 5xx"); the name when nothing
+    is left."""
+    rest = pattern.sub("", channel_name or "", count=1).lstrip("-_")
+    rest = _LEADING_NUMBER.sub("", rest, count=1) if _LEADING_NUMBER.match(rest) else rest
+    title = re.sub(r"[-_]+", " ", rest).strip()
+    return title or channel_name
+
+
 def channel_number(channel_name: str, pattern: re.Pattern[str]) -> int | None:
     """The number a channel's name claims ("inc-123-checkout" → 123), or None when the name does
     not match the pattern or its number is not sane (see the module docstring)."""
@@ -197,7 +207,7 @@ class Incidents:
         existing = await self.for_channel(team_id, channel_id)
         if existing is not None or not self._pattern.search(channel_name or ""):
             return existing
-        title = self._pattern.sub("", channel_name, count=1).replace("-", " ").strip()
+        title = channel_title(channel_name, self._pattern)
         async with self._db.transaction() as tx:
             again = await store.for_channel(tx, team_id, channel_id)
             if again is not None:

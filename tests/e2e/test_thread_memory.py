@@ -5,6 +5,7 @@ unrelated question gets "nothing on that"."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -135,7 +136,16 @@ async def test_a_thread_rolls_up_into_an_episode_a_person_would_write_and_the_di
 
     assert await jobs.post_digest() is True
     digest = slack.workspace.bot_messages(GENERAL)[0].text
-    assert "root cause: scratch that, not DNS" in digest and "status: resolved" in digest
+    head, *under = digest.splitlines()[1:]
+    assert re.fullmatch(r"• \*inc-\d+\* Checkout 503s · sev2 · open", head)
+    assert [x.strip().split(":")[0] for x in under] == [
+        "Root cause",
+        "Decision",
+        "Status",
+        "Action",
+    ]
+    assert "Root cause: scratch that, not DNS" in digest and "Status: resolved" in digest
+    assert digest.count("roll back checkout to v41") == 1  # one incident, one block, said once
 
 
 async def test_no_similar_past_incident_is_said_plainly(

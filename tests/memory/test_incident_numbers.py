@@ -9,7 +9,13 @@ from pathlib import Path
 import pytest
 
 from memory.errors import InvalidIncidentId
-from memory.incidents import MAX_CHANNEL_NUMBER, Incidents, channel_number, parse_incident_id
+from memory.incidents import (
+    MAX_CHANNEL_NUMBER,
+    Incidents,
+    channel_number,
+    channel_title,
+    parse_incident_id,
+)
 from memory.recall.recall import Recall
 from memory.scopes import Requester, partition_key_for
 from memory.store.db import Database
@@ -192,3 +198,23 @@ async def _poison(db: Database) -> None:
         " created_at, updated_at) VALUES ('T1', 'C3', 0, 'T1/UALICE', '1.1', 'inc-1000000000',"
         " 't', 's', 1, 'a', 'b', 'c', 'd')"
     )
+
+
+@pytest.mark.parametrize(
+    ("name", "title"),
+    [
+        ("inc-123-checkout-5xx", "checkout 5xx"),
+        ("inc-0042_payments_down", "payments down"),
+        ("inc-db-failover", "db failover"),
+        ("inc-7", "inc-7"),
+    ],
+)
+def test_a_channel_title_drops_the_prefix_and_its_number(name: str, title: str) -> None:
+    """Digests and similar incidents said "123 checkout 5xx": the number is the id, not title."""
+    assert channel_title(name, DEFAULT) == title
+
+
+async def test_a_recognised_channel_is_titled_without_its_number(db: Database, redactor) -> None:
+    incidents = Incidents(db, Clock(), redactor=redactor)
+    found = await incidents.recognise_channel("T1", "C1", "inc-123-checkout-5xx", False)
+    assert found is not None and (found.id, found.title) == ("inc-123", "checkout 5xx")
