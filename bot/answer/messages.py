@@ -119,10 +119,6 @@ GUARDED_NO_CATALOGUE = (
 GUARDED_REQUESTED_EPHEMERAL = (
     "Requested #{id}: `{action}`; its approvers decide it on the message just posted here."
 )
-GUARDED_SUGGESTION = (
-    "{source} proposes `{action}`: {description}. Nothing is filled in for you; to request it, "
-    "run it here with every value filled in:\n`{usage}`"
-)
 
 
 RUNBOOK_MORE_SECTIONS = "Also in this runbook:"

@@ -11,7 +11,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.answer import messages, render
 from bot.directory import incident_for, requester_for, write_context
-from bot.guarded import thread
+from bot.guarded import modal, thread
 from bot.guarded.requests import Refused, UnknownRequest
 from bot.listeners import bind
 from bot.listeners.home import publish_home
@@ -29,6 +29,7 @@ def register(app: AsyncApp, deps: Deps) -> None:
     app.action("remember_answer")(bind(remember, deps=deps))
     app.action("not_helpful")(bind(not_helpful, deps=deps))
     app.action("propose_action")(bind(propose, deps=deps))
+    app.view(modal.CALLBACK_ID)(bind(request_from_modal, deps=deps))
     app.action("approve_action")(bind(decide, name="approve", deps=deps, approve=True))
     app.action("reject_action")(bind(decide, name="reject", deps=deps, approve=False))
     app.action("delete_item")(bind(delete_item, deps=deps))
@@ -154,10 +155,12 @@ async def not_helpful(
     await respond(text=messages.THANKS_FEEDBACK, response_type="ephemeral", replace_original=False)
 
 
-async def propose(ack: Any, body: dict[str, Any], respond: Any, *, deps: Deps) -> None:
-    """A suggestion button on an answer: say (only to the clicker) which cited source named the
-    action and how to request it. Nothing is requested or filled in from retrieved text; the
-    person types every parameter in `/incident run`."""
+async def propose(
+    ack: Any, body: dict[str, Any], respond: Any, client: AsyncWebClient, *, deps: Deps
+) -> None:
+    """A suggestion button on an answer: open the "Request an action" modal for the action the
+    cited source named, every value left for the person to choose. Nothing is requested or
+    filled in from retrieved text."""
     await ack()
     try:
         value = json.loads(body["actions"][0]["value"])
@@ -170,13 +173,72 @@ async def propose(ack: Any, body: dict[str, Any], respond: Any, *, deps: Deps) -
             name=render.escape(name[:40]),
             names=", ".join(f"`{n}`" for n in deps.guarded.catalogue.actions) or "none",
         )
-    else:
-        text = messages.GUARDED_SUGGESTION.format(
-            source=render.escape(source[:200]), action=action.name,
-            description=render.escape(action.description),
-            usage=action.usage(),
+        await respond(text=text, response_type="ephemeral", replace_original=False)
+        return
+    message = body.get("message") or {}
+    view = modal.run_modal(
+        action,
+        channel_id=body["channel"]["id"],
+        thread_ts=message.get("thread_ts") or message.get("ts"),
+        source=source,
+    )
+    await client.views_open(trigger_id=body["trigger_id"], view=view)
+
+
+async def request_from_modal(
+    ack: Any, view: dict[str, Any], context: Any, client: AsyncWebClient, *, deps: Deps
+) -> None:
+    """The modal's submission: check every value and the person's right to request here again
+    (the modal may have been open a while), open the request once per modal, then post it.
+    Problems are shown in the modal, beside the field they concern."""
+    meta = json.loads(view.get("private_metadata") or "{}")
+    action = deps.guarded.catalogue.get(str(meta.get("action", "")))
+    channel, thread_ts = str(meta.get("channel_id", "")), meta.get("thread_ts")
+    if action is None:
+        await ack(response_action="clear")
+        return
+    values, errors = modal.submitted(view, action)
+    where = modal.first_block(action)
+    if errors:
+        await ack(response_action="errors", errors=errors)
+        return
+    try:
+        inc = await incident_for(
+            deps.incidents, deps.channels, team_id=context.team_id, channel_id=channel
+        )
+        if inc is None:
+            raise OpsmemoryError(messages.NOT_IN_AN_INCIDENT)
+        ctx = await write_context(
+            deps.users, deps.channels, team_id=context.team_id, user_id=context.user_id,
+            channel_id=channel, scope="channel",
         )  # fmt: skip
-    await respond(text=text, response_type="ephemeral", replace_original=False)
+        request, created = await deps.guarded.request(
+            action=action, params=values, team_id=context.team_id, channel_id=channel,
+            thread_ts=thread_ts if isinstance(thread_ts, str) else None, incident_id=inc.id,
+            incident_resolved=inc.status == "resolved", click_id=f"view:{view['id']}",
+            subject_id=ctx.author.subject_id, user_id=context.user_id, source="proposal",
+        )  # fmt: skip
+    except OpsmemoryError as refused:
+        if where is None:
+            await ack()
+            await client.chat_postEphemeral(
+                channel=channel, user=context.user_id, text=str(refused)
+            )
+        else:
+            await ack(response_action="errors", errors={where: str(refused)})
+        return
+    await ack()  # the request is stored: a crash from here loses only the message
+    if not created:
+        return
+    await thread.post(deps, client, request)
+    await thread.remember(
+        deps, request, f"Requested {thread.describe(request)} (risk {request.risk}, "
+        f"{request.approvals_needed} approval(s) needed).", user_id=context.user_id,
+    )  # fmt: skip
+    await client.chat_postEphemeral(
+        channel=channel, user=context.user_id, thread_ts=request.thread_ts,
+        text=messages.GUARDED_REQUESTED_EPHEMERAL.format(id=request.id, action=action.name),
+    )  # fmt: skip
 
 
 async def decide(

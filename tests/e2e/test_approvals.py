@@ -434,12 +434,10 @@ async def test_a_hostile_runbook_and_note_asking_to_approve_change_nothing(
         if propose:
             await d.click(ALICE, action_id="propose_action", value=propose[0]["value"],
                           channel=INCIDENT, message_ts=answer.ts)  # fmt: skip
-            told = await eventually(
-                lambda: [
-                    e.text for e in slack.workspace.ephemerals_for(ALICE) if "proposes" in e.text
-                ]
-            )
-            assert "/incident run rollback service=<" in told[0]  # asks; fills in nothing
+            (shown,) = await eventually(lambda: slack.workspace.modal_stack(ALICE))
+            fields = [b for b in shown["blocks"] if b["type"] == "input"]
+            assert fields and all("initial_value" not in b["element"] for b in fields)
+            assert all("initial_option" not in b["element"] for b in fields)  # fills in nothing
     assert "Waiting for approval (0 of 1 approvals)" in state_of(slack, msg)
     assert len(await bot.deps.db.fetchall("SELECT id FROM guarded_requests")) == 1
     assert await bot.deps.db.fetchall("SELECT id FROM guarded_decisions") == []
@@ -556,3 +554,46 @@ async def test_executor_output_is_redacted_before_it_is_stored_or_shown(
         "SELECT outcome FROM guarded_requests UNION ALL SELECT detail_json FROM guarded_audit"
     )
     assert rows and not [r for r in rows if r[0] and token in r[0]]
+
+
+async def test_a_proposal_opens_a_modal_whose_checked_values_request_the_action_once(
+    guarded_bot: Callable[..., Any], slack: FakeSlack, receiver: WebhookReceiver
+) -> None:
+    """Propose: roll back on a runbook answer opens "Request an action"; a bad version is
+    refused beside its field, a good one posts the request in the answer's thread, a second
+    submit of the same modal opens nothing, and the approver's click runs it once."""
+    bot = await guarded_bot()
+    async with SlackDriver(events_url(bot), SECRET, slack) as d:
+        (m, _) = await d.mention(INCIDENT, ALICE, "checkout latency after the deploy, roll back?")
+        answer = (await eventually(lambda: slack.workspace.bot_messages(INCIDENT, m.ts)))[0]
+        (propose,) = [
+            e for b in answer.blocks if b["type"] == "actions" for e in b["elements"]
+            if e["action_id"] == "propose_action" and json.loads(e["value"])["action"] == "rollback"
+        ]  # fmt: skip
+        await d.click(ALICE, action_id="propose_action", value=propose["value"],
+                      channel=INCIDENT, message_ts=answer.ts)  # fmt: skip
+        (modal,) = await eventually(lambda: slack.workspace.modal_stack(ALICE))
+        assert "Roll a service back" in str(modal["blocks"])
+        service = {"type": "static_select", "selected_option": {"value": "checkout"}}
+        bad = await d.submit_view(
+            ALICE, modal, {"param_service": {"value": service}, "param_version": {"value": "42"}}
+        )
+        errors = json.loads(bad.body)
+        assert errors["response_action"] == "errors"
+        assert set(errors["errors"]) == {"param_version"}
+        assert "must match" in errors["errors"]["param_version"]
+        good = {"param_service": {"value": service}, "param_version": {"value": "v1.4.2"}}
+        await d.submit_view(ALICE, modal, good)
+        await d.submit_view(ALICE, modal, good)  # a double click on Request
+        (msg,) = await eventually(lambda: request_messages(slack))
+        told = await eventually(
+            lambda: [
+                e.text for e in slack.workspace.ephemerals_for(ALICE) if "Requested #" in e.text
+            ]
+        )
+        assert msg.thread_ts == m.ts and "Requested #1" in told[0]
+        await click(d, BOSS, msg)
+        await eventually(lambda: "Succeeded" in state_of(slack, msg))
+    assert len(await bot.deps.db.fetchall("SELECT id FROM guarded_requests")) == 1
+    assert len(receiver.calls) == 1
+    assert [e for e, _ in await audit(bot)][:2] == ["requested", "approved"]
