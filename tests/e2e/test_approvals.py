@@ -497,10 +497,14 @@ async def test_a_suggestion_appears_only_where_a_cited_runbook_names_the_action(
         rollback = next(e for e in proposals(answer) if e["text"]["text"] == "Propose: roll back")
         await d.click(BOB, action_id="propose_action", value=rollback["value"], channel=INCIDENT,
                       message_ts=answer.ts)  # fmt: skip
-        told = (await eventually(lambda: slack.workspace.ephemerals_for(BOB)))[0].text
-    assert told.startswith("runbook checkout-latency › Mitigation proposes `rollback`")
-    assert "/incident run rollback service=<checkout | payments> version=<matching" in told
-    assert request_messages(slack) == [] and receiver.calls == []
+        (modal,) = await eventually(lambda: slack.workspace.modal_stack(BOB))
+    said = str(modal["blocks"])
+    assert "Proposed by runbook checkout-latency › Mitigation" in said
+    assert [b["block_id"] for b in modal["blocks"] if b["type"] == "input"] == [
+        "param_service",
+        "param_version",
+    ]
+    assert request_messages(slack) == [] and receiver.calls == []  # opening it requests nothing
     assert await bot.deps.db.fetchall("SELECT id FROM guarded_requests") == []
 
 
