@@ -120,3 +120,9 @@ async def test_vector_tables_of_the_previous_release_stay_found(tmp_path: Path) 
         assert await database.scalar("SELECT count(*) FROM memory_note_vectors") == 0
     finally:
         await database.close()
+
+
+async def test_the_replaced_approvals_table_is_gone(db: Database) -> None:
+    """Nothing reads bot_approvals since guarded requests: no table may keep requester ids."""
+    tables = {r[0] for r in await db.fetchall("SELECT name FROM sqlite_master WHERE type='table'")}
+    assert "bot_approvals" not in tables and "guarded_requests" in tables
