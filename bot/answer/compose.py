@@ -14,13 +14,11 @@ from collections.abc import Awaitable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal, TypeVar
 
-from bot.answer import runbook_text
+from bot.answer import messages, runbook_text
 from knowledge.search import see_also
 from memory.episodes.statements import strip_label
 from memory.errors import EmbeddingUnavailable
 from memory.text import STOP_WORDS
-
-NOTHING_IN_MEMORY = "Memory has nothing on that."
 
 if TYPE_CHECKING:
     from knowledge.search import Knowledge, RunbookHit
@@ -367,7 +365,7 @@ def _summary(runbooks: list[Source], memories: list[Source]) -> str:
         top = memories[0]
         parts.append(f"Memory says [{top.key}] ({top.label}): {_first_sentence(top.text)}")
     else:
-        parts.append(NOTHING_IN_MEMORY)
+        parts.append(messages.NOTHING_IN_MEMORY_HERE)
     return "\n".join(parts)
 
 
