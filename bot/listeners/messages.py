@@ -31,7 +31,15 @@ def register(app: AsyncApp, deps: Deps) -> None:
 async def on_message(
     event: dict[str, Any], context: Any, client: AsyncWebClient, *, deps: Deps
 ) -> None:
-    """Store a person's message (redacted); apply edits and deletions to what is stored."""
+    """Store a person's message (redacted); apply edits and deletions to what is stored, one
+    event of a channel at a time in the order they arrived (`ArrivalOrder`)."""
+    async with deps.arrival.turn(event.get("channel", "")):
+        await _on_message(event, context, client, deps=deps)
+
+
+async def _on_message(
+    event: dict[str, Any], context: Any, client: AsyncWebClient, *, deps: Deps
+) -> None:
     team, channel = context.team_id, event.get("channel", "")
     subtype = event.get("subtype")
     if event.get("bot_id") or subtype == "bot_message":

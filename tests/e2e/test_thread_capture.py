@@ -57,3 +57,25 @@ async def test_bot_messages_guests_and_other_channels_are_not_captured(
     texts = await eventually_async(stored(bot, INCIDENT, root.ts), lambda t: "last one" in t)
     assert texts == ["root message", "last one"]
     assert general.ts and await stored(bot, GENERAL, general.ts)() == []
+
+
+async def test_messages_are_stored_in_the_order_they_were_said(
+    bot: Runtime, driver: SlackDriver
+) -> None:
+    # A long first message takes far longer to redact than the short replies after it; memory
+    # joins each note to the ones said before it, so it must still be stored first.
+    long = " ".join(
+        f"step {i}: checked replica lag on db-{i} and the pool graphs." for i in range(60)
+    )
+    root = await driver.say(INCIDENT, ALICE, long)
+    assert root.ts
+    replies = [f"reply {i}: failing over db-{i}" for i in range(3)]
+    for text in replies:
+        await driver.say(INCIDENT, BOB, text, thread_ts=root.ts)
+    notes = await eventually_async(
+        lambda: bot.deps.db.fetchall(
+            "SELECT text FROM memory_notes WHERE channel_id = :c ORDER BY id", {"c": INCIDENT}
+        ),
+        lambda rows: len(rows) == 4,
+    )
+    assert [r["text"] for r in notes][1:] == replies
