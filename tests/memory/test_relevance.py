@@ -50,7 +50,9 @@ def test_coverage_counts_question_words_the_item_contains_ignoring_endings() -> 
 
 def test_the_floor_keeps_the_best_few_and_nothing_below_it() -> None:
     floor = FloorConfig(bias=0, w_sim=0, w_cov=0, w_rank=0, floor=0.3, ratio=0.5, most=2)
-    assert floor.keep([0.9, 0.2, 0.8, 0.6]) == [0, 2]  # best first, at most two
+    assert floor.keep([0.9, 0.2, 0.8, 0.6]) == [0, 2]  # the likeliest two, at most
+    assert floor.keep([0.2, 0.8, 0.9]) == [1, 2]  # ... shown in rank order
+    assert floor.keep([0.8, 0.9]) == [0, 1]
     assert floor.keep([0.9, 0.4]) == [0]  # 0.4 is under half the best
     assert floor.keep([0.25, 0.2]) == []  # nothing reaches the floor
     assert floor.keep([]) == []
