@@ -230,17 +230,21 @@ class Recall:
         *,
         incident: str | None = None,
         mode: Mode | None = None,
+        ranked: list[RecallItem] | None = None,
     ) -> list[RecallItem]:
         """What answers the question, best first: at most a few items, [] below the floor.
 
         Each ranked candidate gets the floor's probability of being evidence; a later
         correction of a kept item (same channel, same subject) is put right above it and the
-        item is marked superseded, so the newer statement wins."""
+        item is marked superseded, so the newer statement wins. `ranked`: this question's
+        `recall` already run (`answer` shares one ranking with `similar_incidents`)."""
         mode = mode or self._config.mode
         floor = self._config.floors.get(mode if self._embedder is not None else "keyword")
-        ranked = await self.recall(
-            requester, query, k=self._config.candidates, incident=incident, mode=mode
-        )
+        if ranked is None:
+            ranked = await self.recall(
+                requester, query, k=self._config.candidates, incident=incident, mode=mode
+            )
+        ranked = ranked[: self._config.candidates]
         if floor is None:
             return ranked
         question = stems(query)
@@ -285,8 +289,22 @@ class Recall:
             out.append(replace(item, superseded_by=fix_id))
         return out
 
+    async def answer(
+        self, requester: Requester, query: str, *, similar: int = 3
+    ) -> tuple[list[RecallItem], list[IncidentMatch]]:
+        """`relevant` and `similar_incidents` of one question from one ranking: a mention needs
+        both, and running the search twice doubled its cost."""
+        ranked = await self.recall(requester, query, k=SIMILAR_CANDIDATES)
+        items = await self.relevant(requester, query, ranked=ranked)
+        return items, await self.similar_incidents(requester, query, similar, ranked=ranked)
+
     async def similar_incidents(
-        self, requester: Requester, text: str, limit: int = 3
+        self,
+        requester: Requester,
+        text: str,
+        limit: int = 3,
+        *,
+        ranked: list[RecallItem] | None = None,
     ) -> list[IncidentMatch]:
         """Past incidents whose visible notes answer `text`, excluding this channel's own.
 
@@ -297,7 +315,11 @@ class Recall:
         """
         from memory.incidents import Incidents
 
-        hits = await self.recall(requester, text, k=SIMILAR_CANDIDATES)
+        hits = (
+            ranked
+            if ranked is not None
+            else await self.recall(requester, text, k=SIMILAR_CANDIDATES)
+        )
         mode = self._config.mode if self._embedder is not None else "keyword"
         floor = self._config.floors.get(mode)
         question = stems(text)
@@ -311,10 +333,9 @@ class Recall:
                 continue
             total, best = by_incident.get(hit.incident_id, (0.0, hit))
             by_incident[hit.incident_id] = (total + p, best)
-        ranked = sorted(by_incident.items(), key=lambda kv: -kv[1][0])
         incidents = Incidents(self._db, self._clock)
         matches: list[IncidentMatch] = []
-        for incident_id, (total, best) in ranked:
+        for incident_id, (total, best) in sorted(by_incident.items(), key=lambda kv: -kv[1][0]):
             # A visible note may name an incident the requester cannot see (a private channel's):
             # such an incident is skipped, never shown.
             incident = await incidents.get_visible(requester, incident_id)
