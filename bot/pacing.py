@@ -30,6 +30,10 @@ class ChannelPacer:
                 await self._sleep(delay)
             self._next[channel_id] = self._now() + self._interval
 
+    def free_in(self, channel_id: str) -> float:
+        """Seconds until a post to `channel_id` would go out without waiting (0: now)."""
+        return max(0.0, self._next.get(channel_id, 0.0) - self._now())
+
 
 class ArrivalOrder:
     """One channel's message events handled one at a time, in the order they arrived.

@@ -8,11 +8,13 @@ incident channel opened after it — and the posted answer is read the way a per
 memory items it cites or links, in order. Evidence recall@k counts evidence messages among the
 first k of those; precision the share of cited memory items that are evidence; for a question
 with no evidence, whether the bot said memory has nothing. Latency is mention sent → answer
-posted, as the asker waits for it.
+posted, as the asker waits for it; a question is asked once the channel may take a post again
+(Slack's one per second per channel), as a person reading the last answer would.
 """
 
 from __future__ import annotations
 
+import asyncio
 import re
 import statistics
 import time
@@ -228,6 +230,10 @@ class SlackReplay:
         where: str,
     ) -> Asked:
         ws = self._slack.workspace
+        # A person asks again after reading the last answer, never faster than the one post
+        # per second per channel Slack allows: the bot's pacer would hold the answer back, and
+        # that wait is the eval's hurry, not the answer's cost.
+        await asyncio.sleep(self._bot.deps.pacer.free_in(channel))
         started = time.perf_counter()
         (m, *_) = await self._driver.mention(channel, asker, question)
         assert m.ts is not None
@@ -247,8 +253,6 @@ class SlackReplay:
         )
 
     async def _until(self, predicate: Callable[[], Any], within_s: float | None = None) -> Any:
-        import asyncio
-
         deadline = time.monotonic() + (within_s or self._within_s)
         while True:
             value = predicate()
