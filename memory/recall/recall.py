@@ -325,7 +325,10 @@ class Recall:
         question = stems(text)
         by_incident: dict[str, tuple[float, RecallItem]] = {}
         for rank, hit in enumerate(hits):
+            # Similar incidents are shown where others read them: never from personal memory.
             if hit.incident_id is None or hit.channel_id == requester.channel_id:
+                continue
+            if hit.scope == "user":
                 continue
             judge = floor if hit.similarity > 0 else self._config.floors.get("keyword", floor)
             p = judge.probability(features(question, hit, rank)) if judge else hit.score
@@ -359,6 +362,7 @@ class Recall:
         """The incident's root cause line (a later correction of it wins), else its latest
         mitigation, status change or decision."""
         rows = await note_store.incident_statements(self._db, requester, incident_id)
+        rows = [r for r in rows if r["scope"] != "user"]  # the store says so too; others read it
         order = ("root_cause", "mitigation", "status", "decision")
         for kind in order:
             row = next((r for r in rows if r["kind"] == kind), None)
