@@ -20,6 +20,7 @@ from memory.errors import EmbeddingUnavailable, InvalidLimit
 from memory.incidents import parse_incident_id
 from memory.notes.exchange import WINDOW as EXCHANGE_WINDOW
 from memory.recall.answer_type import holds, wanted
+from memory.recall.earlier import about_an_earlier_incident, asked_kind
 from memory.recall.floor import FLOORS, Features, FloorConfig, coverage
 from memory.recall.keyword import KeywordConfig, keyword_candidates
 from memory.recall.ranking import DEFAULT_KIND_WEIGHTS, recency_factor
@@ -246,7 +247,7 @@ class Recall:
             )
         ranked = ranked[: self._config.candidates]
         if floor is None:
-            return ranked
+            return await self._with_earlier(requester, query, ranked)
         question = stems(query)
         # An item the vector pass did not see (no vector yet: the index job embeds new notes
         # within a minute) is judged by the model fitted without similarity.
@@ -258,7 +259,20 @@ class Recall:
             for rank, item in enumerate(ranked)
         ]
         kept = [replace(ranked[i], relevance=probabilities[i]) for i in floor.keep(probabilities)]
-        return (await self._with_corrections(requester, kept))[: floor.most]
+        items = (await self._with_corrections(requester, kept))[: floor.most]
+        return await self._with_earlier(requester, query, items)
+
+    async def _with_earlier(
+        self, requester: Requester, query: str, items: list[RecallItem]
+    ) -> list[RecallItem]:
+        """ "What did we decide last time?": the latest earlier incident's statements of the
+        kind asked for lead (`memory.recall.earlier`); search has no words to find them by."""
+        kind = asked_kind(query)
+        if kind is None or not about_an_earlier_incident(query):
+            return items
+        earlier = await self._earlier_statements(requester, kind)
+        shown = {e.id for e in earlier}
+        return earlier + [i for i in items if i.id not in shown]
 
     async def _with_corrections(
         self, requester: Requester, items: list[RecallItem]
@@ -297,6 +311,25 @@ class Recall:
         ranked = await self.recall(requester, query, k=SIMILAR_CANDIDATES)
         items = await self.relevant(requester, query, ranked=ranked)
         return items, await self.similar_incidents(requester, query, similar, ranked=ranked)
+
+    async def _earlier_statements(
+        self, requester: Requester, kind: str, *, incidents_back: int = 5, most: int = 2
+    ) -> list[RecallItem]:
+        """The newest statements of `kind` from the latest earlier incident (not the one asked
+        in) the requester may see that has any; never personal rows (the answer is shared)."""
+        from memory.incidents import Incidents
+
+        recent = await Incidents(self._db, self._clock).list_recent(
+            requester, limit=incidents_back + 1
+        )
+        for incident in recent:
+            if incident.channel_id == requester.channel_id:
+                continue
+            rows = await note_store.incident_statements(self._db, requester, incident.id)
+            said = [r for r in rows if r["kind"] == kind and r["scope"] != "user"][:most]
+            if said:
+                return [_item(r, parse_iso(r["created_at"]), 1.0) for r in said]
+        return []
 
     async def similar_incidents(
         self,

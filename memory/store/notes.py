@@ -319,7 +319,8 @@ async def later_corrections(
 
 
 _HEADLINE = """
-SELECT n.id, n.kind, n.text, n.scope, n.permalink, n.created_at, n.author_name
+SELECT n.id, n.kind, n.text, n.scope, n.incident_id, n.channel_id, n.owner_subject_id,
+       n.permalink, n.created_at, n.author_name
 FROM memory_notes n
 WHERE n.team_id = :team AND n.incident_id = :incident AND {vis} AND n.scope <> 'user'
   AND n.kind IN ('root_cause', 'mitigation', 'status', 'decision', 'correction')
