@@ -29,6 +29,9 @@ def test_a_message_is_read_as_the_statement_it_makes_with_or_without_a_label() -
     assert classify("scratch that, it's not DNS").kind == "correction"
     assert classify("what was the root cause?").kind == "note"  # a question states nothing
     assert classify("lol coffee time").kind == "note"
+    # An action item's id leads: it is the item, whatever its words say ("instead of").
+    item = classify("AI-3: the app pins the root CA instead of the intermediate")
+    assert item.kind == "action" and item.text.startswith("AI-3:")
 
 
 def test_an_action_names_its_owner_and_a_self_assigned_one_its_author() -> None:
@@ -95,6 +98,13 @@ def test_a_later_correction_supersedes_only_what_it_is_about() -> None:
     # Far apart, one shared word is not enough; two are.
     assert not corrects("rollback target v40", 1, "correction: checkout owner is Ann", 90)
     assert corrects("rollback target is v40", 1, "correction: rollback target is v39", 90)
+    # Numbers and words that only say when are not a shared subject.
+    assert not corrects(
+        "request volume is flat, 1.1k rps, same as last Tuesday night",
+        1,
+        "I'll take AI-1 over from Hamid, I'll do it in the Tuesday window",
+        90,
+    )
 
 
 async def test_relevant_leads_with_the_correction_and_marks_the_old_statement(
