@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bot.answer.messages import NOTHING_IN_MEMORY_HERE
+from bot.answer.messages import NOTHING_FOUND, NOTHING_IN_MEMORY_HERE
 from bot.answer.render import MEMORY_TITLE, SIMILAR_TITLE
 from evals.locomo import Conversation, load_locomo
 
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 Progress = Callable[[str], None]
 _LINK = re.compile(r"<(https?://[^|>]+)(?:\|[^>]*)?>")
 _MEMORY_TITLES = (f"*{MEMORY_TITLE}*", f"*{SIMILAR_TITLE}*")
-NOTHING = NOTHING_IN_MEMORY_HERE
+NOTHING = (NOTHING_IN_MEMORY_HERE, NOTHING_FOUND)  # either says memory has nothing
 
 
 @dataclass(frozen=True)
@@ -246,7 +246,7 @@ class SlackReplay:
             where=where,
             evidence=evidence,
             shown=shown,
-            said_nothing=NOTHING in (answer.text or ""),
+            said_nothing=any(s in (answer.text or "") for s in NOTHING),
             latency_ms=latency,
             question=question,
             posted=posted_text(answer.text, answer.blocks),

@@ -355,7 +355,7 @@ def memory_label(item: RecallItem, *, here: str | None) -> str:
 
 def _summary(runbooks: list[Source], memories: list[Source]) -> str:
     if not runbooks and not memories:
-        return "I found nothing in the runbooks or in memory that answers this."
+        return messages.NOTHING_FOUND
     parts = []
     if runbooks:
         top = runbooks[0]
