@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+from bot.pacing import ArrivalOrder
 
 if TYPE_CHECKING:
     from bot.answer.compose import Answering
@@ -61,3 +63,5 @@ class Deps:
     guarded: GuardedActions
     feedback: Feedback
     saves: SourceSaves
+    # Message events of a channel are stored in the order they arrived (`ArrivalOrder`).
+    arrival: ArrivalOrder = field(default_factory=ArrivalOrder)

@@ -8,11 +8,13 @@ incident channel opened after it — and the posted answer is read the way a per
 memory items it cites or links, in order. Evidence recall@k counts evidence messages among the
 first k of those; precision the share of cited memory items that are evidence; for a question
 with no evidence, whether the bot said memory has nothing. Latency is mention sent → answer
-posted, as the asker waits for it.
+posted, as the asker waits for it; a question is asked once the channel may take a post again
+(Slack's one per second per channel), as a person reading the last answer would.
 """
 
 from __future__ import annotations
 
+import asyncio
 import re
 import statistics
 import time
@@ -22,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from bot.answer.messages import NOTHING_FOUND, NOTHING_IN_MEMORY_HERE
+from bot.answer.render import MEMORY_TITLE, SIMILAR_TITLE
 from evals.locomo import Conversation, load_locomo
 
 if TYPE_CHECKING:
@@ -30,8 +34,8 @@ if TYPE_CHECKING:
 
 Progress = Callable[[str], None]
 _LINK = re.compile(r"<(https?://[^|>]+)(?:\|[^>]*)?>")
-_MEMORY_TITLES = ("*This incident's memory*", "*Your memory*", "*Similar past incidents*")
-NOTHING = "Memory has nothing on that."
+_MEMORY_TITLES = (f"*{MEMORY_TITLE}*", f"*{SIMILAR_TITLE}*")
+NOTHING = (NOTHING_IN_MEMORY_HERE, NOTHING_FOUND)  # either says memory has nothing
 
 
 @dataclass(frozen=True)
@@ -41,10 +45,18 @@ class Asked:
     conversation: int
     where: str  # "same" or "cross"
     evidence: frozenset[str]
-    cited: tuple[str, ...]  # dialogue ids of the memory items linked, in order
-    other_links: int  # memory links that are not messages of this replay
+    # Every memory item shown, in order: its message's dialogue id, "" when it links to no
+    # message of this replay (a roll-up, a note of another kind) or to nothing.
+    shown: tuple[str, ...]
     said_nothing: bool
     latency_ms: float
+    question: str = ""
+    posted: str = ""  # the answer's text as a person reads it (its sections, in order)
+
+    @property
+    def cited(self) -> tuple[str, ...]:
+        """Dialogue ids of the messages the answer cites or links, in order shown."""
+        return tuple(d for d in self.shown if d)
 
 
 @dataclass
@@ -60,11 +72,11 @@ class SlackReport:
         out: dict[str, float] = {"n": float(len(rows))}
         for k in (1, 5):
             out[f"recall@{k}"] = _mean(
-                [len(a.evidence & set(a.cited[:k])) / len(a.evidence) for a in with_evidence]
+                [len(a.evidence & set(a.shown[:k])) / len(a.evidence) for a in with_evidence]
             )
-        cited = [a for a in with_evidence if a.cited or a.other_links]
+        cited = [a for a in with_evidence if a.shown]
         out["precision"] = _mean(
-            [sum(c in a.evidence for c in a.cited) / (len(a.cited) + a.other_links) for a in cited]
+            [sum(c in a.evidence for c in a.shown) / len(a.shown) for a in cited]
         )
         out["answered_from_memory"] = len(cited) / max(1, len(with_evidence))
         out["no_evidence_n"] = float(len(without))
@@ -97,18 +109,34 @@ def _percentile(values: list[float], p: int) -> float:
     return statistics.quantiles(values, n=100, method="inclusive")[p - 1]
 
 
-def memory_links(blocks: list[dict[str, Any]]) -> list[str]:
-    """Links of the memory items an answer shows (its memory and similar-incident sections),
-    in the order shown; runbook links are not memory."""
-    links: list[str] = []
+def memory_items(blocks: list[dict[str, Any]]) -> list[str | None]:
+    """The memory items an answer shows (each bullet of its memory and similar-incident
+    sections), in the order shown, as the first link of each ("" when it has none); runbook
+    links are not memory. An item shown twice counts once."""
+    items: list[str | None] = []
     for block in blocks:
         text = (block.get("text") or {}).get("text", "")
         if not text.startswith(_MEMORY_TITLES):
             continue
-        for url in _LINK.findall(text):
-            if url not in links:
-                links.append(url)
-    return links
+        for line in text.splitlines()[1:]:
+            if not line.startswith("•"):
+                continue
+            urls = _LINK.findall(line)
+            url = urls[0] if urls else None
+            if url is None or url not in items:
+                items.append(url)
+    return items
+
+
+def posted_text(text: str | None, blocks: list[dict[str, Any]]) -> str:
+    """What a person reads of an answer: its sections and context lines, in order."""
+    parts: list[str] = []
+    for block in blocks:
+        if block.get("type") == "section":
+            parts.append((block.get("text") or {}).get("text", ""))
+        elif block.get("type") == "context":
+            parts += [e.get("text", "") for e in block.get("elements") or []]
+    return "\n".join(parts) if parts else text or ""
 
 
 class SlackReplay:
@@ -202,27 +230,29 @@ class SlackReplay:
         where: str,
     ) -> Asked:
         ws = self._slack.workspace
+        # A person asks again after reading the last answer, never faster than the one post
+        # per second per channel Slack allows: the bot's pacer would hold the answer back, and
+        # that wait is the eval's hurry, not the answer's cost.
+        await asyncio.sleep(self._bot.deps.pacer.free_in(channel))
         started = time.perf_counter()
         (m, *_) = await self._driver.mention(channel, asker, question)
         assert m.ts is not None
         answers = await self._until(lambda: ws.bot_messages(channel, m.ts))
         latency = (time.perf_counter() - started) * 1000
         answer = answers[0]
-        links = memory_links(answer.blocks)
-        cited = tuple(self._dia_of_link[u] for u in links if u in self._dia_of_link)
+        shown = tuple(self._dia_of_link.get(u or "", "") for u in memory_items(answer.blocks))
         return Asked(
             conversation=n,
             where=where,
             evidence=evidence,
-            cited=cited,
-            other_links=len(links) - len(cited),
-            said_nothing=NOTHING in (answer.text or ""),
+            shown=shown,
+            said_nothing=any(s in (answer.text or "") for s in NOTHING),
             latency_ms=latency,
+            question=question,
+            posted=posted_text(answer.text, answer.blocks),
         )
 
     async def _until(self, predicate: Callable[[], Any], within_s: float | None = None) -> Any:
-        import asyncio
-
         deadline = time.monotonic() + (within_s or self._within_s)
         while True:
             value = predicate()

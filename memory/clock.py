@@ -19,4 +19,6 @@ def iso(dt: datetime) -> str:
 
 
 def parse_iso(text: str) -> datetime:
-    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
+    """The stored text form (`iso`) back as an aware UTC datetime. `fromisoformat` reads it
+    (Python 3.11+) at a fraction of `strptime`'s cost, which showed in every recall."""
+    return datetime.fromisoformat(text).astimezone(UTC)

@@ -179,13 +179,16 @@ class Threads:
         except ValidationError:  # only placeholders left, or too long for a note: stays captured
             log.info("message_not_noted", extra={"channel": ctx.channel_id})
 
-    async def edit(self, team_id: str, channel_id: str, ts: str, new_text: str) -> bool:
+    async def edit(
+        self, team_id: str, channel_id: str, ts: str, new_text: str, *, evidence: bool = True
+    ) -> bool:
         """Apply `message_changed`: re-redact and replace; False when the message is unknown.
 
         The old text goes as bytes before this returns (issue 16): the row is rewritten under
         secure_delete, its FTS terms leave the index, the thread's episode (which may quote it)
         is deleted and queued for the next roll-up, and the WAL is checkpointed. Slack also sends
         `message_changed` when only an unfurl changed: the same text changes nothing.
+        `evidence` False (the edit made it a question to the bot): its note goes, none returns.
         """
         if not new_text.strip():
             return await self.delete(team_id, channel_id, ts)
@@ -195,7 +198,7 @@ class Threads:
             row = await store.find_message(tx, team_id, channel_id, ts)
             if row is None:
                 return False
-            if row["text"] == redacted.text:
+            if row["text"] == redacted.text and evidence:
                 return True
             await store.update_message(
                 tx,
@@ -210,7 +213,7 @@ class Threads:
             await store.touch_thread(tx, team_id, channel_id, row["thread_ts"], now)
             noted = await self._forget_note(tx, team_id, channel_id, ts)
         await self._db.checkpoint()
-        if noted is not None:
+        if noted is not None and evidence:
             await self._renote(noted, redacted.text)
         return True
 

@@ -14,19 +14,17 @@ from collections.abc import Awaitable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal, TypeVar
 
-from bot.answer import runbook_text
+from bot.answer import messages, runbook_text
 from knowledge.search import see_also
 from memory.episodes.statements import strip_label
 from memory.errors import EmbeddingUnavailable
 from memory.text import STOP_WORDS
 
-NOTHING_IN_MEMORY = "Memory has nothing on that."
-
 if TYPE_CHECKING:
     from knowledge.search import Knowledge, RunbookHit
     from memory.episodes.episodes import Episodes
     from memory.profiles.profiles import Profiles
-    from memory.recall.recall import Recall, RecallItem
+    from memory.recall.recall import IncidentMatch, Recall, RecallItem
     from memory.scopes import Requester
     from skills.loader import SkillIndex
 
@@ -146,12 +144,11 @@ class Answering:
     async def compose(self, q: Question) -> Answer:
         """The deterministic cited answer (no LLM): always available, always cited."""
         timings: dict[str, float] = {}
-        memories, hits, mine, episodes, similar = await asyncio.gather(
+        (memories, similar), hits, mine, episodes = await asyncio.gather(
             self._timed(timings, "recall", self._memories(q)),
             self._timed(timings, "runbooks", self._runbooks(q)),
             self._timed(timings, "profile", self._profile(q)),
             self._timed(timings, "episodes", self._past_threads(q)),
-            self._timed(timings, "similar", self._similar(q)),
         )
         skills = self._skills.match(q.text, limit=self.config.skills) if self._skills else []
         candidates = [*hits, *memories, *mine, *episodes]
@@ -181,13 +178,14 @@ class Answering:
         finally:
             timings[name] = (time.perf_counter() - started) * 1000
 
-    async def _memories(self, q: Question) -> list[Source]:
+    async def _memories(self, q: Question) -> tuple[list[Source], list[SimilarIncident]]:
         """What memory says that answers the question: only items above the relevance floor,
         from this incident first but from any the asker may see, each labelled with what it
-        is, who said it and when, linked to where it was said."""
-        items = await self._recall.relevant(q.requester, q.text)
+        is, who said it and when, linked to where it was said; and the past incidents like it
+        (one search serves both)."""
+        items, matches = await self._recall.answer(q.requester, q.text, similar=3)
         # Recall returns notes; episodes and profile facts come from their own stages below.
-        return [
+        memories = [
             Source(
                 "",
                 "mine" if item.scope == "user" else "incident",
@@ -198,6 +196,7 @@ class Answering:
             )
             for item in items[: self.config.memories]
         ]
+        return memories, _similar(matches, here=q.incident_id)
 
     async def _profile(self, q: Question) -> list[Source]:
         """The asker's own facts that share a word with the question (at most 3)."""
@@ -242,22 +241,23 @@ class Answering:
         top, *others = result.hits
         return _runbook_sources(top, see_also(top, others))
 
-    async def _similar(self, q: Question) -> list[SimilarIncident]:
-        matches = await self._recall.similar_incidents(q.requester, q.text, limit=3)
-        return [
-            SimilarIncident(
-                m.incident.id,
-                m.incident.title,
-                m.why,
-                url=m.url,
-                when=m.incident.opened_at.strftime("%d %b %Y"),
-                status=m.incident.status,
-                line=m.line,
-                channel_id=m.incident.channel_id,
-            )
-            for m in matches
-            if m.incident.id != q.incident_id
-        ]
+
+def _similar(matches: list[IncidentMatch], *, here: str | None) -> list[SimilarIncident]:
+    """Past incidents like the question, as the answer shows them (never this incident)."""
+    return [
+        SimilarIncident(
+            m.incident.id,
+            m.incident.title,
+            m.why,
+            url=m.url,
+            when=m.incident.opened_at.strftime("%d %b %Y"),
+            status=m.incident.status,
+            line=m.line,
+            channel_id=m.incident.channel_id,
+        )
+        for m in matches
+        if m.incident.id != here
+    ]
 
 
 def _runbook_sources(top: RunbookHit, others: list[RunbookHit]) -> list[Source]:
@@ -355,7 +355,7 @@ def memory_label(item: RecallItem, *, here: str | None) -> str:
 
 def _summary(runbooks: list[Source], memories: list[Source]) -> str:
     if not runbooks and not memories:
-        return "I found nothing in the runbooks or in memory that answers this."
+        return messages.NOTHING_FOUND
     parts = []
     if runbooks:
         top = runbooks[0]
@@ -367,7 +367,7 @@ def _summary(runbooks: list[Source], memories: list[Source]) -> str:
         top = memories[0]
         parts.append(f"Memory says [{top.key}] ({top.label}): {_first_sentence(top.text)}")
     else:
-        parts.append(NOTHING_IN_MEMORY)
+        parts.append(messages.NOTHING_IN_MEMORY_HERE)
     return "\n".join(parts)
 
 

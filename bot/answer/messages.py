@@ -145,3 +145,4 @@ def unknown_runbook(slug: str, closest: list[str], total: int) -> str:
 
 NOTHING_SIMILAR = "No similar past incidents found."
 NOTHING_IN_MEMORY_HERE = "Memory has nothing on that."
+NOTHING_FOUND = "I found nothing in the runbooks or in memory that answers this."

@@ -24,6 +24,9 @@ MAX_BLOCKS = 50
 MAX_HOME_BLOCKS = 100
 MAX_SECTION_CHARS = 3000
 MAX_BUTTON_VALUE = 2000
+#: Section titles of an answer's memory items (the Slack replay eval reads answers by them).
+MEMORY_TITLE = "Memory"
+SIMILAR_TITLE = "Similar past incidents"
 
 
 def escape(text: str) -> str:
@@ -122,7 +125,7 @@ def answer(a: Answer, *, link: str | None = None) -> list[Block]:
     buttons. The asker's personal memory is never here (`personal_addendum`)."""
     blocks: list[Block] = [section(escape(a.summary), link=link)]
     blocks += _source_lines("Runbooks", a.of_kind("runbook"))
-    blocks += _source_lines("Memory", a.of_kind("incident", "episode"))
+    blocks += _source_lines(MEMORY_TITLE, a.of_kind("incident", "episode"))
     blocks += similar_incidents(a.similar)
     if a.notice:
         blocks.append(context(a.notice))
@@ -164,7 +167,7 @@ def similar_incidents(similar: Sequence[SimilarIncident]) -> list[Block]:
     plain statement that nothing similar was found."""
     if not similar:
         return [context(messages.NOTHING_SIMILAR)]
-    lines = ["*Similar past incidents*"]
+    lines = [f"*{SIMILAR_TITLE}*"]
     for s in similar[:3]:
         name = bot_link(s.url, s.incident_id) if s.url else escape(s.incident_id)
         where = f" in <#{s.channel_id}>" if s.channel_id and not s.url else ""

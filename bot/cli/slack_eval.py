@@ -37,6 +37,13 @@ def add_eval_slack_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentP
     parser.add_argument(
         "--json", action="store_true", help="print one JSON object as the last line"
     )
+    parser.add_argument(
+        "--answers",
+        type=Path,
+        metavar="FILE",
+        default=None,
+        help="also write every question and its posted answer as JSON lines (to read them)",
+    )
     parser.set_defaults(handler=run_eval_slack)
     return parser
 
@@ -82,6 +89,19 @@ async def run_eval_slack(args: argparse.Namespace, settings: Settings) -> int:
     for where in (None, "same", "cross"):
         cells = "  ".join(f"{k}={v:.3f}" for k, v in report.metrics(where).items())
         print(f"  [{where or 'all'}] {cells}")
+    if args.answers is not None:
+        with args.answers.open("w", encoding="utf-8") as out:
+            for a in report.asked:
+                row = {
+                    "conversation": a.conversation,
+                    "where": a.where,
+                    "question": a.question,
+                    "evidence": sorted(a.evidence),
+                    "shown": list(a.shown),
+                    "latency_ms": round(a.latency_ms, 1),
+                    "posted": a.posted,
+                }
+                out.write(json.dumps(row) + "\n")
     if args.json:
         print(json.dumps(report.as_json()))
     return 0

@@ -32,13 +32,22 @@ def question_text(text: str) -> str:
     return " ".join(_MENTION.sub(" ", text or "").split())
 
 
+def _own_mention(bot_user_id: str) -> re.Pattern[str]:
+    """The bot's mention in either form Slack sends: `<@U0BOT>` or `<@U0BOT|opsmemory>`."""
+    return re.compile(rf"<@{re.escape(bot_user_id)}(?:\|[^>]*)?>\s*")
+
+
+def asks_bot(text: str, bot_user_id: str | None) -> bool:
+    """Whether `text` mentions the bot (a question to it, not evidence of what happened)."""
+    return bool(bot_user_id and text and _own_mention(bot_user_id).search(text))
+
+
 def without_bot_mention(text: str, bot_user_id: str | None) -> str:
     """`text` as memory keeps it: the bot's own mention markup (`<@U0BOT>`) taken out, so it
     never shows up in recall, roll-ups or the digest; other people's mentions stay."""
     if not bot_user_id or not text:
         return text or ""
-    own = re.compile(rf"<@{re.escape(bot_user_id)}(?:\|[^>]*)?>\s*")
-    return own.sub("", text).strip()
+    return _own_mention(bot_user_id).sub("", text).strip()
 
 
 def register(app: AsyncApp, deps: Deps) -> None:

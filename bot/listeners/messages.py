@@ -14,7 +14,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.directory import incident_for, write_context
 from bot.listeners import bind
-from bot.listeners.mentions import without_bot_mention
+from bot.listeners.mentions import asks_bot, without_bot_mention
 
 if TYPE_CHECKING:
     from bot.deps import Deps
@@ -31,7 +31,15 @@ def register(app: AsyncApp, deps: Deps) -> None:
 async def on_message(
     event: dict[str, Any], context: Any, client: AsyncWebClient, *, deps: Deps
 ) -> None:
-    """Store a person's message (redacted); apply edits and deletions to what is stored."""
+    """Store a person's message (redacted); apply edits and deletions to what is stored, one
+    event of a channel at a time in the order they arrived (`ArrivalOrder`)."""
+    async with deps.arrival.turn(event.get("channel", "")):
+        await _on_message(event, context, client, deps=deps)
+
+
+async def _on_message(
+    event: dict[str, Any], context: Any, client: AsyncWebClient, *, deps: Deps
+) -> None:
     team, channel = context.team_id, event.get("channel", "")
     subtype = event.get("subtype")
     if event.get("bot_id") or subtype == "bot_message":
@@ -39,8 +47,11 @@ async def on_message(
     if subtype == "message_changed":
         new = event.get("message") or {}
         if not new.get("bot_id"):
-            text = without_bot_mention(new.get("text", ""), context.bot_user_id)
-            await deps.threads.edit(team, channel, new.get("ts", ""), text)
+            said = new.get("text", "")
+            text = without_bot_mention(said, context.bot_user_id)
+            # An edit that now asks the bot turns the message into a question: not evidence.
+            evidence = not asks_bot(said, context.bot_user_id)
+            await deps.threads.edit(team, channel, new.get("ts", ""), text, evidence=evidence)
         return
     if subtype == "message_deleted":
         await deps.threads.delete(team, channel, event.get("deleted_ts", ""))
@@ -66,8 +77,8 @@ async def on_message(
     text = event.get("text", "")
     # A question to the bot is not evidence of what happened; everything else people say is.
     bot_user = getattr(context, "bot_user_id", None) or context.get("bot_user_id")
-    asks_bot = bool(bot_user) and f"<@{bot_user}>" in text
-    if not asks_bot:
+    question = asks_bot(text, bot_user)
+    if not question:
         ctx = replace(ctx, permalink=await _permalink(client, channel, event["ts"]))
     started = time.perf_counter()
     text = without_bot_mention(text, context.bot_user_id)
@@ -78,7 +89,7 @@ async def on_message(
         ts=event["ts"],
         thread_ts=event.get("thread_ts"),
         text=text,
-        incident=None if asks_bot else incident.id,
+        incident=None if question else incident.id,
     )
     deps.metrics.redaction_latency.observe(time.perf_counter() - started)
 

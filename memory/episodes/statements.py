@@ -32,6 +32,11 @@ _LABEL = re.compile(
     re.I,
 )
 
+# "AI-3: …" at the very start names an action item: it is one, whatever cue its words hold
+# ("pins the root CA instead of the intermediate" describes the fix, it corrects nothing). The
+# id stays in the text: later messages refer to the item by it.
+_ITEM_ID = re.compile(r"^\s*[*_`]*ai[ -]?\d+[*_`]*\s*[:\-–—]", re.I)
+
 # Cues anywhere in the text, strongest first; the first kind that matches wins.
 _CUES: tuple[tuple[StatementKind, re.Pattern[str]], ...] = (
     (
@@ -115,6 +120,8 @@ def classify(text: str, *, author: str | None = None) -> Statement:
         said = label.group("label").lower()
         kind = next(k for k, p in _LABELS if re.fullmatch(p, said, re.I))
         flat = flat[label.end() :].strip() or flat
+    if kind is None and _ITEM_ID.match(flat):
+        kind = "action"
     if kind is None and flat.rstrip("*_` ").endswith("?"):
         kind = "note"  # a question asks; it does not state
     if kind is None:

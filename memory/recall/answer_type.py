@@ -8,6 +8,7 @@ on a note with plain patterns; recall gives notes that hold the wanted type a sm
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from typing import Literal
@@ -61,4 +62,10 @@ def holds(kind: AnswerType, text: str, people: Iterable[str]) -> bool:
     if _FIRST_PERSON.search(text):
         return True
     lowered = text.lower()
-    return any(re.search(rf"\b{re.escape(name)}\b", lowered) for name in people if name)
+    return any(_name(name).search(lowered) for name in people if name)
+
+
+@functools.lru_cache(maxsize=4096)
+def _name(name: str) -> re.Pattern[str]:
+    """A person's name as a whole word, compiled once (recall asks it of every candidate)."""
+    return re.compile(rf"\b{re.escape(name)}\b")

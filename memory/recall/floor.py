@@ -35,16 +35,17 @@ class FloorConfig:
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
     def keep(self, probabilities: Sequence[float]) -> list[int]:
-        """Indexes of the items to show, best first (probabilities are in rank order)."""
+        """Indexes of the items to show (probabilities are in rank order): the `most` likeliest
+        above the cut-offs, shown in rank order, since the ranking leads with the answer more
+        often than the probability does."""
         if not probabilities:
             return []
         order = sorted(range(len(probabilities)), key=lambda i: -probabilities[i])
         best = probabilities[order[0]]
         if best < self.floor:
             return []
-        return [i for i in order if probabilities[i] >= max(self.floor, self.ratio * best)][
-            : self.most
-        ]
+        cut = max(self.floor, self.ratio * best)
+        return sorted([i for i in order if probabilities[i] >= cut][: self.most])
 
 
 @dataclass(frozen=True)

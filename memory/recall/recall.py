@@ -20,6 +20,7 @@ from memory.errors import EmbeddingUnavailable, InvalidLimit
 from memory.incidents import parse_incident_id
 from memory.notes.exchange import WINDOW as EXCHANGE_WINDOW
 from memory.recall.answer_type import holds, wanted
+from memory.recall.earlier import about_an_earlier_incident, asked_kind
 from memory.recall.floor import FLOORS, Features, FloorConfig, coverage
 from memory.recall.keyword import KeywordConfig, keyword_candidates
 from memory.recall.ranking import DEFAULT_KIND_WEIGHTS, recency_factor
@@ -230,19 +231,23 @@ class Recall:
         *,
         incident: str | None = None,
         mode: Mode | None = None,
+        ranked: list[RecallItem] | None = None,
     ) -> list[RecallItem]:
         """What answers the question, best first: at most a few items, [] below the floor.
 
         Each ranked candidate gets the floor's probability of being evidence; a later
         correction of a kept item (same channel, same subject) is put right above it and the
-        item is marked superseded, so the newer statement wins."""
+        item is marked superseded, so the newer statement wins. `ranked`: this question's
+        `recall` already run (`answer` shares one ranking with `similar_incidents`)."""
         mode = mode or self._config.mode
         floor = self._config.floors.get(mode if self._embedder is not None else "keyword")
-        ranked = await self.recall(
-            requester, query, k=self._config.candidates, incident=incident, mode=mode
-        )
+        if ranked is None:
+            ranked = await self.recall(
+                requester, query, k=self._config.candidates, incident=incident, mode=mode
+            )
+        ranked = ranked[: self._config.candidates]
         if floor is None:
-            return ranked
+            return await self._with_earlier(requester, query, ranked)
         question = stems(query)
         # An item the vector pass did not see (no vector yet: the index job embeds new notes
         # within a minute) is judged by the model fitted without similarity.
@@ -254,7 +259,20 @@ class Recall:
             for rank, item in enumerate(ranked)
         ]
         kept = [replace(ranked[i], relevance=probabilities[i]) for i in floor.keep(probabilities)]
-        return (await self._with_corrections(requester, kept))[: floor.most]
+        items = (await self._with_corrections(requester, kept))[: floor.most]
+        return await self._with_earlier(requester, query, items)
+
+    async def _with_earlier(
+        self, requester: Requester, query: str, items: list[RecallItem]
+    ) -> list[RecallItem]:
+        """ "What did we decide last time?": the latest earlier incident's statements of the
+        kind asked for lead (`memory.recall.earlier`); search has no words to find them by."""
+        kind = asked_kind(query)
+        if kind is None or not about_an_earlier_incident(query):
+            return items
+        earlier = await self._earlier_statements(requester, kind)
+        shown = {e.id for e in earlier}
+        return earlier + [i for i in items if i.id not in shown]
 
     async def _with_corrections(
         self, requester: Requester, items: list[RecallItem]
@@ -285,8 +303,41 @@ class Recall:
             out.append(replace(item, superseded_by=fix_id))
         return out
 
+    async def answer(
+        self, requester: Requester, query: str, *, similar: int = 3
+    ) -> tuple[list[RecallItem], list[IncidentMatch]]:
+        """`relevant` and `similar_incidents` of one question from one ranking: a mention needs
+        both, and running the search twice doubled its cost."""
+        ranked = await self.recall(requester, query, k=SIMILAR_CANDIDATES)
+        items = await self.relevant(requester, query, ranked=ranked)
+        return items, await self.similar_incidents(requester, query, similar, ranked=ranked)
+
+    async def _earlier_statements(
+        self, requester: Requester, kind: str, *, incidents_back: int = 5, most: int = 2
+    ) -> list[RecallItem]:
+        """The newest statements of `kind` from the latest earlier incident (not the one asked
+        in) the requester may see that has any; never personal rows (the answer is shared)."""
+        from memory.incidents import Incidents
+
+        recent = await Incidents(self._db, self._clock).list_recent(
+            requester, limit=incidents_back + 1
+        )
+        for incident in recent:
+            if incident.channel_id == requester.channel_id:
+                continue
+            rows = await note_store.incident_statements(self._db, requester, incident.id)
+            said = [r for r in rows if r["kind"] == kind and r["scope"] != "user"][:most]
+            if said:
+                return [_item(r, parse_iso(r["created_at"]), 1.0) for r in said]
+        return []
+
     async def similar_incidents(
-        self, requester: Requester, text: str, limit: int = 3
+        self,
+        requester: Requester,
+        text: str,
+        limit: int = 3,
+        *,
+        ranked: list[RecallItem] | None = None,
     ) -> list[IncidentMatch]:
         """Past incidents whose visible notes answer `text`, excluding this channel's own.
 
@@ -297,13 +348,20 @@ class Recall:
         """
         from memory.incidents import Incidents
 
-        hits = await self.recall(requester, text, k=SIMILAR_CANDIDATES)
+        hits = (
+            ranked
+            if ranked is not None
+            else await self.recall(requester, text, k=SIMILAR_CANDIDATES)
+        )
         mode = self._config.mode if self._embedder is not None else "keyword"
         floor = self._config.floors.get(mode)
         question = stems(text)
         by_incident: dict[str, tuple[float, RecallItem]] = {}
         for rank, hit in enumerate(hits):
+            # Similar incidents are shown where others read them: never from personal memory.
             if hit.incident_id is None or hit.channel_id == requester.channel_id:
+                continue
+            if hit.scope == "user":
                 continue
             judge = floor if hit.similarity > 0 else self._config.floors.get("keyword", floor)
             p = judge.probability(features(question, hit, rank)) if judge else hit.score
@@ -311,10 +369,9 @@ class Recall:
                 continue
             total, best = by_incident.get(hit.incident_id, (0.0, hit))
             by_incident[hit.incident_id] = (total + p, best)
-        ranked = sorted(by_incident.items(), key=lambda kv: -kv[1][0])
         incidents = Incidents(self._db, self._clock)
         matches: list[IncidentMatch] = []
-        for incident_id, (total, best) in ranked:
+        for incident_id, (total, best) in sorted(by_incident.items(), key=lambda kv: -kv[1][0]):
             # A visible note may name an incident the requester cannot see (a private channel's):
             # such an incident is skipped, never shown.
             incident = await incidents.get_visible(requester, incident_id)
@@ -338,6 +395,7 @@ class Recall:
         """The incident's root cause line (a later correction of it wins), else its latest
         mitigation, status change or decision."""
         rows = await note_store.incident_statements(self._db, requester, incident_id)
+        rows = [r for r in rows if r["scope"] != "user"]  # the store says so too; others read it
         order = ("root_cause", "mitigation", "status", "decision")
         for kind in order:
             row = next((r for r in rows if r["kind"] == kind), None)

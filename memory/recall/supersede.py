@@ -4,7 +4,8 @@
 Hamid" corrects "AI-1: Hamid owns it". A correction (a note of kind `correction`, recognised by
 `memory.episodes.statements`) said later in the same channel corrects an earlier item when they
 share a topic word and the correction came soon after, or share `shared_words` of them however
-late it came. Words that only say "this is a correction" never count as shared.
+late it came. Words that only say "this is a correction", numbers, and words that only say when
+("Tuesday", "March") never count as shared.
 """
 
 from __future__ import annotations
@@ -18,6 +19,18 @@ _CORRECTION_WORDS = stems(
     "scratch that correction actually wrong ignore instead takes took taking over from new owner "
     "reassigned reassign longer changed change plan revised update above after"
 )
+
+# Say when, not what: two statements of the same night or date are not thereby about one thing.
+_WHEN_WORDS = stems(
+    "monday tuesday wednesday thursday friday saturday sunday january february march april may "
+    "june july august september october november december today tomorrow yesterday tonight "
+    "night morning afternoon evening week weekend utc"
+)
+
+
+def _topic(text: str) -> set[str]:
+    """A statement's topic words: its stems without numbers and words that only say when."""
+    return {w for w in stems(text) if not w.isdigit()} - _WHEN_WORDS
 
 
 @dataclass(frozen=True)
@@ -36,7 +49,7 @@ def corrects(
     """Whether the later correction is about the earlier statement."""
     if correction_id <= earlier_id:
         return False
-    shared = (stems(earlier_text) & stems(correction_text)) - _CORRECTION_WORDS
+    shared = (_topic(earlier_text) & _topic(correction_text)) - _CORRECTION_WORDS
     if len(shared) >= config.shared_words:
         return True
     return len(shared) >= 1 and correction_id - earlier_id <= config.soon_notes

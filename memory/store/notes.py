@@ -319,9 +319,10 @@ async def later_corrections(
 
 
 _HEADLINE = """
-SELECT n.id, n.kind, n.text, n.permalink, n.created_at, n.author_name
+SELECT n.id, n.kind, n.text, n.scope, n.incident_id, n.channel_id, n.owner_subject_id,
+       n.permalink, n.created_at, n.author_name
 FROM memory_notes n
-WHERE n.team_id = :team AND n.incident_id = :incident AND {vis}
+WHERE n.team_id = :team AND n.incident_id = :incident AND {vis} AND n.scope <> 'user'
   AND n.kind IN ('root_cause', 'mitigation', 'status', 'decision', 'correction')
 ORDER BY n.id DESC
 LIMIT :n
@@ -332,7 +333,8 @@ async def incident_statements(
     db: Database, audience: Audience, incident_id: str, *, limit: int = 40
 ) -> list[Row]:
     """An incident's newest root causes, mitigations, status changes, decisions and corrections
-    (newest first) that the audience may see."""
+    (newest first) that the audience may see. Never personal (scope `user`) rows: the result
+    heads a similar-incident line others read, even when the owner asks."""
     vis, params = visibility_sql(audience, alias="n")
     return await db.fetchall(
         _HEADLINE.format(vis=vis),

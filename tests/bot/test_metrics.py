@@ -63,6 +63,9 @@ async def test_pacer_spaces_posts_in_one_channel_but_not_across_channels() -> No
     assert waited == [pytest.approx(0.2), pytest.approx(0.2)]  # 2nd and 3rd post in C1 only
     await pacer.wait("C3")
     assert len(waited) == 2
+    assert pacer.free_in("C3") == pytest.approx(0.2)  # what the next post there would wait
+    now[0] += 0.5
+    assert pacer.free_in("C3") == 0.0 and pacer.free_in("C9") == 0.0
 
 
 def test_exposition_keeps_the_series_it_always_had() -> None:

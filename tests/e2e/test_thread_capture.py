@@ -57,3 +57,57 @@ async def test_bot_messages_guests_and_other_channels_are_not_captured(
     texts = await eventually_async(stored(bot, INCIDENT, root.ts), lambda t: "last one" in t)
     assert texts == ["root message", "last one"]
     assert general.ts and await stored(bot, GENERAL, general.ts)() == []
+
+
+async def test_messages_are_stored_in_the_order_they_were_said(
+    bot: Runtime, driver: SlackDriver
+) -> None:
+    # A long first message takes far longer to redact than the short replies after it; memory
+    # joins each note to the ones said before it, so it must still be stored first.
+    long = " ".join(
+        f"step {i}: checked replica lag on db-{i} and the pool graphs." for i in range(60)
+    )
+    root = await driver.say(INCIDENT, ALICE, long)
+    assert root.ts
+    replies = [f"reply {i}: failing over db-{i}" for i in range(3)]
+    for text in replies:
+        await driver.say(INCIDENT, BOB, text, thread_ts=root.ts)
+    notes = await eventually_async(
+        lambda: bot.deps.db.fetchall(
+            "SELECT text FROM memory_notes WHERE channel_id = :c ORDER BY id", {"c": INCIDENT}
+        ),
+        lambda rows: len(rows) == 4,
+    )
+    assert [r["text"] for r in notes][1:] == replies
+
+
+async def _noted(bot: Runtime) -> list[str]:
+    rows = await bot.deps.db.fetchall(
+        "SELECT text FROM memory_notes WHERE channel_id = :c ORDER BY id", {"c": INCIDENT}
+    )
+    return [r["text"] for r in rows]
+
+
+async def test_a_question_to_the_bot_is_not_evidence_in_either_mention_form(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    bot_user = slack.workspace.bot_user_id
+    await driver.say(INCIDENT, ALICE, f"<@{bot_user}|opsmemory> is db-3 the cause?")
+    await driver.say(INCIDENT, BOB, f"<@{bot_user}> what did we roll back?")
+    last = await driver.say(INCIDENT, BOB, "rolled back checkout to v41")
+    assert last.ts
+    # The last message stored means the two before it ran (one channel's events in order).
+    await eventually_async(lambda: _noted(bot), lambda t: "rolled back checkout to v41" in t)
+    assert await _noted(bot) == ["rolled back checkout to v41"]
+
+
+async def test_an_edit_that_asks_the_bot_takes_the_message_out_of_evidence(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    said = await driver.say(INCIDENT, ALICE, "db-3 failover is the fix")
+    assert said.ts
+    await eventually_async(lambda: _noted(bot), lambda t: t == ["db-3 failover is the fix"])
+    await driver.edit(
+        INCIDENT, said.ts, f"<@{slack.workspace.bot_user_id}> db-3 failover is the fix"
+    )
+    await eventually_async(lambda: _noted(bot), lambda t: t == [])

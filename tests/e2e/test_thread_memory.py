@@ -153,3 +153,29 @@ async def test_no_similar_past_incident_is_said_plainly(
 ) -> None:
     _, answer = await answered(driver, slack, BOSS, "checkout returns 503s, seen this before?")
     assert "No similar past incidents found." in json.dumps(answer.blocks)
+
+
+async def test_what_we_decided_last_time_is_found_from_a_new_incident(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    await _thread(
+        driver,
+        slack,
+        [
+            (BOB, "p99 on checkout is 4s, the payments client retries look stuck"),
+            (ALICE, "decision: we roll checkout back to v41 and keep retries off until Monday"),
+            (BOB, "rolling back now"),
+        ],
+    )
+    later = "C0INC44"
+    slack.workspace.add_channel(later, "inc-44-checkout-again", members=[ALICE, BOB, BOSS])
+    await finished(bot, answers=0, captured=3)
+    _, answer = await answered(driver, slack, BOSS, "what did we decide last time?", later)
+    shown = json.dumps(answer.blocks)
+    assert "roll checkout back to v41" in shown
+    assert f"/archives/{INCIDENT}/p" in shown  # linked to where it was said
+    reply = await reply_to(slack, driver, BOSS, later, "recall the decision from last time")
+    assert "roll checkout back to v41" in reply and "decision · alice" in reply
+    # About this incident (nothing said here yet), the earlier one's decision is not the answer.
+    _, here = await answered(driver, slack, BOSS, "what did we decide?", later)
+    assert "roll checkout back to v41" not in here.text

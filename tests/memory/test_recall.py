@@ -286,3 +286,42 @@ async def test_a_later_correction_of_a_top_hit_is_recalled_beside_it(db, redacto
     off = RecallConfig(correction_share=0.0, answer_type_boost=1.0)
     without = await Recall(db, embedder, off, clock).recall(asker, question, k=3, mode="keyword")
     assert "I'll take AI-1 over from Hamid, due Tuesday" not in [i.text for i in without]
+
+
+async def _incident_with_a_personal_note(db, redactor, embedder):  # type: ignore[no-untyped-def]
+    """A public incident in C1 with one channel root cause and the owner's personal note."""
+    incidents, notes = Incidents(db, redactor=redactor), Notes(db, redactor, embedder)
+    inc = await incidents.open(ctx("C1"), title="kafka lag", channel_id="C1")
+    await notes.save(ctx("C1"), "kafka consumer lag after the broker upgrade", "root_cause")
+    await notes.save(
+        ctx(None, scope="user"), "kafka consumer lag, I am interviewing at Globex", "decision"
+    )
+    await db.execute("UPDATE memory_notes SET incident_id = :i", {"i": inc.id})
+    return inc
+
+
+async def test_incident_statements_never_return_personal_rows_even_to_their_owner(
+    db, redactor, embedder
+):
+    from memory.store import notes as note_store
+
+    inc = await _incident_with_a_personal_note(db, redactor, embedder)
+    owner = Requester.full_member("T1/U1", "T1", channel_id="C7")
+    rows = await note_store.incident_statements(db, owner, inc.id)
+    assert [r["scope"] for r in rows] == ["channel"]
+
+
+async def test_similar_incidents_never_show_personal_memory_even_to_its_owner(
+    db, redactor, embedder
+):
+    await _incident_with_a_personal_note(db, redactor, embedder)
+    owner = Requester.full_member("T1/U1", "T1", channel_id="C7")
+    recall = Recall(db, embedder)
+    # The owner's personal note is the best match for this question, and visible to them.
+    assert any(
+        i.scope == "user" for i in await recall.recall(owner, "interviewing at Globex kafka")
+    )
+    matches = await recall.similar_incidents(owner, "interviewing at Globex kafka lag")
+    assert matches, "the channel's root cause still makes the incident similar"
+    for m in matches:
+        assert "Globex" not in f"{m.why} {m.line}"

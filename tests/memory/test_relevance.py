@@ -29,6 +29,9 @@ def test_a_message_is_read_as_the_statement_it_makes_with_or_without_a_label() -
     assert classify("scratch that, it's not DNS").kind == "correction"
     assert classify("what was the root cause?").kind == "note"  # a question states nothing
     assert classify("lol coffee time").kind == "note"
+    # An action item's id leads: it is the item, whatever its words say ("instead of").
+    item = classify("AI-3: the app pins the root CA instead of the intermediate")
+    assert item.kind == "action" and item.text.startswith("AI-3:")
 
 
 def test_an_action_names_its_owner_and_a_self_assigned_one_its_author() -> None:
@@ -50,7 +53,9 @@ def test_coverage_counts_question_words_the_item_contains_ignoring_endings() -> 
 
 def test_the_floor_keeps_the_best_few_and_nothing_below_it() -> None:
     floor = FloorConfig(bias=0, w_sim=0, w_cov=0, w_rank=0, floor=0.3, ratio=0.5, most=2)
-    assert floor.keep([0.9, 0.2, 0.8, 0.6]) == [0, 2]  # best first, at most two
+    assert floor.keep([0.9, 0.2, 0.8, 0.6]) == [0, 2]  # the likeliest two, at most
+    assert floor.keep([0.2, 0.8, 0.9]) == [1, 2]  # ... shown in rank order
+    assert floor.keep([0.8, 0.9]) == [0, 1]
     assert floor.keep([0.9, 0.4]) == [0]  # 0.4 is under half the best
     assert floor.keep([0.25, 0.2]) == []  # nothing reaches the floor
     assert floor.keep([]) == []
@@ -93,6 +98,13 @@ def test_a_later_correction_supersedes_only_what_it_is_about() -> None:
     # Far apart, one shared word is not enough; two are.
     assert not corrects("rollback target v40", 1, "correction: checkout owner is Ann", 90)
     assert corrects("rollback target is v40", 1, "correction: rollback target is v39", 90)
+    # Numbers and words that only say when are not a shared subject.
+    assert not corrects(
+        "request volume is flat, 1.1k rps, same as last Tuesday night",
+        1,
+        "I'll take AI-1 over from Hamid, I'll do it in the Tuesday window",
+        90,
+    )
 
 
 async def test_relevant_leads_with_the_correction_and_marks_the_old_statement(
