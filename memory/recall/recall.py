@@ -20,7 +20,7 @@ from memory.errors import EmbeddingUnavailable, InvalidLimit
 from memory.incidents import parse_incident_id
 from memory.notes.exchange import WINDOW as EXCHANGE_WINDOW
 from memory.recall.answer_type import holds, wanted
-from memory.recall.earlier import about_an_earlier_incident, asked_kind
+from memory.recall.earlier import about_an_earlier_incident, asked_kind, topic_words
 from memory.recall.floor import FLOORS, Features, FloorConfig, coverage
 from memory.recall.keyword import KeywordConfig, keyword_candidates
 from memory.recall.ranking import DEFAULT_KIND_WEIGHTS, recency_factor
@@ -270,7 +270,7 @@ class Recall:
         kind = asked_kind(query)
         if kind is None or not about_an_earlier_incident(query):
             return items
-        earlier = await self._earlier_statements(requester, kind)
+        earlier = await self._earlier_statements(requester, kind, query)
         shown = {e.id for e in earlier}
         return earlier + [i for i in items if i.id not in shown]
 
@@ -313,22 +313,38 @@ class Recall:
         return items, await self.similar_incidents(requester, query, similar, ranked=ranked)
 
     async def _earlier_statements(
-        self, requester: Requester, kind: str, *, incidents_back: int = 5, most: int = 2
+        self,
+        requester: Requester,
+        kind: str,
+        query: str,
+        *,
+        incidents_back: int = 5,
+        most: int = 2,
     ) -> list[RecallItem]:
         """The newest statements of `kind` from the latest earlier incident (not the one asked
-        in) the requester may see that has any; never personal rows (the answer is shared)."""
+        in) the requester may see that has any on the question's topic (any, when it names no
+        topic); a later correction of one is shown above it. Never personal rows (the answer is
+        shared)."""
         from memory.incidents import Incidents
 
+        topic = topic_words(query)
         recent = await Incidents(self._db, self._clock).list_recent(
             requester, limit=incidents_back + 1
         )
         for incident in recent:
             if incident.channel_id == requester.channel_id:
                 continue
-            rows = await note_store.incident_statements(self._db, requester, incident.id)
-            said = [r for r in rows if r["kind"] == kind and r["scope"] != "user"][:most]
+            rows = await note_store.incident_statements(
+                self._db, requester, incident.id, kinds=(kind,)
+            )
+            said = [
+                r
+                for r in rows
+                if r["scope"] != "user" and (not topic or topic & stems(str(r["text"])))
+            ][:most]
             if said:
-                return [_item(r, parse_iso(r["created_at"]), 1.0) for r in said]
+                found = [_item(r, parse_iso(r["created_at"]), 1.0) for r in said]
+                return await self._with_corrections(requester, found)
         return []
 
     async def similar_incidents(

@@ -323,20 +323,30 @@ SELECT n.id, n.kind, n.text, n.scope, n.incident_id, n.channel_id, n.owner_subje
        n.permalink, n.created_at, n.author_name
 FROM memory_notes n
 WHERE n.team_id = :team AND n.incident_id = :incident AND {vis} AND n.scope <> 'user'
-  AND n.kind IN ('root_cause', 'mitigation', 'status', 'decision', 'correction')
+  AND n.kind IN ({kinds})
 ORDER BY n.id DESC
 LIMIT :n
 """
 
 
+HEADLINE_KINDS = ("root_cause", "mitigation", "status", "decision", "correction")
+
+
 async def incident_statements(
-    db: Database, audience: Audience, incident_id: str, *, limit: int = 40
+    db: Database,
+    audience: Audience,
+    incident_id: str,
+    *,
+    limit: int = 40,
+    kinds: Sequence[str] = HEADLINE_KINDS,
 ) -> list[Row]:
-    """An incident's newest root causes, mitigations, status changes, decisions and corrections
-    (newest first) that the audience may see. Never personal (scope `user`) rows: the result
-    heads a similar-incident line others read, even when the owner asks."""
+    """An incident's newest statements of `kinds` (by default what a headline is made of: root
+    causes, mitigations, status changes, decisions and corrections), newest first, that the
+    audience may see. Never personal (scope `user`) rows: the result is shown where others
+    read, even when the owner asks."""
     vis, params = visibility_sql(audience, alias="n")
+    named = {f"kind{i}": k for i, k in enumerate(kinds)}
     return await db.fetchall(
-        _HEADLINE.format(vis=vis),
-        {**params, "team": audience.team_id, "incident": incident_id, "n": limit},
+        _HEADLINE.format(vis=vis, kinds=", ".join(f":{k}" for k in named) or "NULL"),
+        {**params, **named, "team": audience.team_id, "incident": incident_id, "n": limit},
     )

@@ -325,3 +325,51 @@ async def test_similar_incidents_never_show_personal_memory_even_to_its_owner(
     assert matches, "the channel's root cause still makes the incident similar"
     for m in matches:
         assert "Globex" not in f"{m.why} {m.line}"
+
+
+async def _two_earlier_incidents(db, redactor, embedder):  # type: ignore[no-untyped-def]
+    """inc-1 in C1 decided about DNS (then corrected it) and filed an action; inc-2 in C2 (the
+    newer) decided about kafka. The asker is in a third incident channel, C3."""
+    clock = Clock()
+    incidents = Incidents(db, clock, redactor=redactor)
+    notes = Notes(db, redactor, embedder, clock=clock)
+    one = await incidents.open(ctx("C1"), title="dns", channel_id="C1")
+    await notes.save(
+        ctx("C1"), "we decided to raise the DNS TTL to 300", "decision", incident=one.id
+    )
+    await notes.save(ctx("C1"), "AI: Bob owns the resolver dashboard", "action", incident=one.id)
+    await notes.save(
+        ctx("C1"), "correction: we keep the DNS TTL at 60, not 300", "correction", incident=one.id
+    )
+    clock.now += timedelta(hours=2)
+    two = await incidents.open(ctx("C2"), title="kafka", channel_id="C2")
+    await notes.save(
+        ctx("C2"), "decision: pause the kafka consumers until the broker is back", "decision",
+        incident=two.id,
+    )  # fmt: skip
+    return Recall(db, embedder, clock=clock), Requester.full_member("T1/U9", "T1", channel_id="C3")
+
+
+async def test_last_times_decision_follows_the_questions_topic(db, redactor, embedder):
+    """A topic in the question picks the incident that decided about it, not just the latest;
+    no topic means the latest; a topic no earlier decision shares adds nothing."""
+    recall, asker = await _two_earlier_incidents(db, redactor, embedder)
+    latest = await recall.relevant(asker, "what did we decide last time?")
+    assert "pause the kafka consumers" in latest[0].text
+    dns = await recall.relevant(asker, "what did we decide about the DNS TTL last time?")
+    assert "DNS TTL" in dns[0].text
+    unrelated = await recall.relevant(asker, "what did we decide about the CDN last time?")
+    assert not any("kafka" in i.text or "TTL" in i.text for i in unrelated[:1])
+
+
+async def test_last_times_corrected_decision_shows_the_correction_first(db, redactor, embedder):
+    recall, asker = await _two_earlier_incidents(db, redactor, embedder)
+    (first, second, *_) = await recall.relevant(asker, "what did we decide on DNS last time?")
+    assert first.text == "correction: we keep the DNS TTL at 60, not 300"
+    assert second.text == "we decided to raise the DNS TTL to 300" and second.superseded_by
+
+
+async def test_last_times_action_items_are_found(db, redactor, embedder):
+    recall, asker = await _two_earlier_incidents(db, redactor, embedder)
+    items = await recall.relevant(asker, "what were the action items on the resolver last time?")
+    assert items and items[0].text == "AI: Bob owns the resolver dashboard"
