@@ -108,28 +108,39 @@ class Jobs:
         digest = await self._deps.episodes.digest(self._team, now - timedelta(days=1), until=now)
         if digest.empty:
             return False
-        text = render_digest(digest)
+        parts = digest_parts(digest)
         await self._deps.pacer.wait(channel)
         await self._client.chat_postMessage(
-            channel=channel, text=render.truncate(text), blocks=[render.section(text)]
+            channel=channel,
+            text=render.truncate("\n".join(parts)),
+            blocks=render.fit([render.section(part) for part in parts]),
         )
         return True
 
 
+DIGEST_EPISODES = 10  # threads the digest reports, the newest
+
+
 def render_digest(d: Digest) -> str:
-    """The digest post, one block per incident as a person would report it (root cause,
-    decisions, status, actions), then what belongs to no incident; every stored text is escaped
-    for Slack (`render.one_line`)."""
+    """The digest as one text (the notification and `text` fallback of the post)."""
+    return "\n".join(digest_parts(d))
+
+
+def digest_parts(d: Digest) -> list[str]:
+    """The digest post, one part (one Block Kit section) per incident as a person would report
+    it (root cause, decisions, status, actions), then one per thread or decision of no incident;
+    every stored text is escaped for Slack (`render.one_line`)."""
     line = render.one_line
-    blocks: dict[str | None, _Report] = {}
+    blocks: dict[str, _Report] = {}
+    loose: list[str] = []
     for i in d.incidents_opened + d.incidents_resolved:
         state = f"resolved {i.resolved_at:%d %b %H:%M} UTC" if i.resolved_at else i.status
         head = f"*{i.id}* {line(i.title, 200)} · {i.severity} · {state}"
         blocks.setdefault(i.id, _Report(head))
-    for e in d.episodes[:10]:
-        report = blocks.setdefault(e.incident_id, _Report(f"*{e.incident_id}*"))
-        if e.incident_id is None:
-            report.lines.append(f"• {line(e.title, 120)}")
+    for e in d.episodes[-DIGEST_EPISODES:]:
+        report = _Report(f"{line(e.title, 120)}")
+        if e.incident_id is not None:
+            report = blocks.setdefault(e.incident_id, _Report(f"*{e.incident_id}*"))
         if causes := e.sections.get("root_causes"):
             report.causes.append(f"Root cause: {line(causes[-1], 160)}")
         if status := e.sections.get("status"):
@@ -138,35 +149,36 @@ def render_digest(d: Digest) -> str:
         report.actions += [f"Action: {line(a, 160)}" for a in actions[:3]]
         if len(actions) > 3:
             report.actions.append(f"…and {len(actions) - 3} more actions")
+        if e.incident_id is None:
+            loose.append(report.render())
     seen: set[str] = set()
     for x in d.decisions:
         text = strip_label(x.text)[:200]
-        if text.lower() not in seen:
-            seen.add(text.lower())
-            report = blocks.setdefault(x.incident_id, _Report(f"*{x.incident_id}*"))
-            report.decisions.append(f"Decision: {line(text, 200)}")
-    lines = ["*Incident digest, last 24 hours*"]
-    for key, report in sorted(blocks.items(), key=lambda kv: kv[0] is None):
-        if key is None:
-            lines += report.lines + [f"• {x}" for x in report.body()]
+        if text.lower() in seen:
+            continue
+        seen.add(text.lower())
+        shown = f"Decision: {line(text, 200)}"
+        if x.incident_id is None:
+            loose.append(f"• {shown}")
         else:
-            lines += [f"• {report.head}", *(f"    {x}" for x in report.body())]
-    return "\n".join(lines)
+            blocks.setdefault(x.incident_id, _Report(f"*{x.incident_id}*")).decisions.append(shown)
+    return ["*Incident digest, last 24 hours*", *(r.render() for r in blocks.values()), *loose]
 
 
 @dataclass
 class _Report:
-    """One incident's block of the digest, its lines in the order a person reports them."""
+    """One incident's (or one thread's) part of the digest, its lines in the order a person
+    reports them: the latest root cause, the decisions, the latest status, the actions."""
 
     head: str
-    lines: list[str] = field(default_factory=list)
     causes: list[str] = field(default_factory=list)
     decisions: list[str] = field(default_factory=list)
     status: list[str] = field(default_factory=list)
     actions: list[str] = field(default_factory=list)
 
-    def body(self) -> list[str]:
-        return [*self.causes[-1:], *self.decisions[:5], *self.status[-1:], *self.actions]
+    def render(self) -> str:
+        body = [*self.causes[-1:], *self.decisions[:5], *self.status[-1:], *self.actions]
+        return "\n".join([f"• {self.head}", *(f"    {x}" for x in body)])
 
 
 def build_scheduler(jobs: Jobs, *, digest_time: str, timezone: str) -> AsyncIOScheduler:

@@ -75,7 +75,8 @@ async def build_digest(db: Database, team_id: str, *, since: datetime, until: da
     window = store.Window(since=iso(since), until=iso(until), cap=MAX_ITEMS)
     opened = await store.incidents(db, audience, window, column="opened_at")
     resolved = await store.incidents(db, audience, window, column="resolved_at")
-    episodes = [row_to_episode(r) for r in await store.episodes(db, audience, window)]
+    # The newest threads when the day had more than the cap, shown oldest first.
+    episodes = [row_to_episode(r) for r in reversed(await store.episodes(db, audience, window))]
     decisions = [
         DigestDecision(line, e.channel_id, e.incident_id, "episode")
         for e in episodes

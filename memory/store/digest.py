@@ -28,7 +28,7 @@ ORDER BY i.{column} LIMIT :cap
 _EPISODES = """
 SELECT {columns} FROM memory_episodes AS e
 WHERE e.team_id = :team AND e.updated_at >= :since AND e.updated_at < :until AND {vis}
-ORDER BY e.ended_at LIMIT :cap
+ORDER BY e.ended_at DESC LIMIT :cap
 """
 
 _NOTE_DECISIONS = """

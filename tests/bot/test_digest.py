@@ -1,0 +1,51 @@
+"""The digest post: one section per incident, nothing cut away, threads of no incident apart."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from bot.scheduler import digest_parts
+from memory.episodes.digest import Digest, DigestDecision, DigestIncident
+from memory.episodes.model import Episode
+
+NOW = datetime(2026, 12, 2, 9, 0, tzinfo=UTC)
+
+
+def _incident(n: int) -> DigestIncident:
+    return DigestIncident(f"inc-{n}", f"checkout outage {n}", "sev2", "open", f"C{n}", NOW, None)
+
+
+def _episode(n: int, incident: str | None, cause: str) -> Episode:
+    sections = {
+        "root_causes": [cause],
+        "status": [f"status {n}: mitigated, watching error rates " + "x" * 120],
+        "actions": [f"action {n}.{a}: owner files a ticket " + "y" * 120 for a in range(3)],
+    }
+    return Episode(
+        f"episode:{n}", "T1", f"C{n}", False, f"{n}.0", incident, "T1/U1", f"thread {n}",
+        "", None, sections, ("ann",), 9, NOW, NOW, NOW,
+    )  # fmt: skip
+
+
+def test_every_incident_gets_its_own_section_and_none_is_cut() -> None:
+    """Four busy incidents used to overflow one 3,000-character section: the last ones vanished."""
+    incidents = [_incident(n) for n in range(1, 5)]
+    episodes = [_episode(n, f"inc-{n}", f"root cause {n}: " + "z" * 150) for n in range(1, 5)]
+    decisions = [
+        DigestDecision(f"decision {n}: roll back", f"C{n}", f"inc-{n}", "note") for n in range(1, 5)
+    ]
+    parts = digest_parts(Digest("T1", NOW, NOW, incidents, [], episodes, decisions))
+    assert len(parts) == 5 and all(len(p) < 3000 for p in parts)
+    for n, part in enumerate(parts[1:], start=1):
+        assert part.startswith(f"• *inc-{n}* checkout outage {n}")
+        assert f"root cause {n}:" in part and f"decision {n}: roll back" in part
+        assert f"action {n}.2" in part
+
+
+def test_threads_of_no_incident_keep_their_own_cause_and_status() -> None:
+    episodes = [_episode(1, None, "bad config in A"), _episode(2, None, "expired cert in B")]
+    parts = digest_parts(Digest("T1", NOW, NOW, [], [], episodes, []))
+    (a,) = [p for p in parts if p.startswith("• thread 1")]
+    (b,) = [p for p in parts if p.startswith("• thread 2")]
+    assert "bad config in A" in a and "status 1" in a and "expired cert in B" not in a
+    assert "expired cert in B" in b and "status 2" in b
