@@ -36,17 +36,58 @@ class ChannelPacer:
 
 
 class ArrivalOrder:
-    """One channel's message events handled one at a time, in the order they arrived.
+    """One channel's message events stored in the order they arrived.
 
     Bolt runs each event's listener as its own task; redaction takes longer for some messages
     than others, so without this a later message could be stored before an earlier one, and
     memory (which joins each note to the ones said just before it) would pair the wrong turns.
-    `turn` must be entered before the listener's first await: asyncio locks queue waiters FIFO.
+    A listener takes a `ticket` before its first await (in arrival order), does its Slack
+    lookups without waiting for anyone, then waits its `turn` only to store; leaving the ticket
+    (stored, skipped or failed) lets the next one go, so one slow lookup never holds the others
+    for longer than it takes itself.
     """
 
     def __init__(self) -> None:
-        self._locks: dict[str, asyncio.Lock] = {}
+        self._last: dict[str, asyncio.Future[None]] = {}
 
-    def turn(self, channel_id: str) -> asyncio.Lock:
-        """The lock to hold while handling one message event of `channel_id`."""
-        return self._locks.setdefault(channel_id, asyncio.Lock())
+    def ticket(self, channel_id: str) -> Ticket:
+        """A place in `channel_id`'s queue, behind every ticket taken before it."""
+        mine: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        before = self._last.get(channel_id)
+        self._last[channel_id] = mine
+        return Ticket(self, channel_id, before, mine)
+
+    def _done(self, channel_id: str, mine: asyncio.Future[None]) -> None:
+        if not mine.done():
+            mine.set_result(None)
+        if self._last.get(channel_id) is mine:
+            del self._last[channel_id]
+
+
+class Ticket:
+    """Use as `async with order.ticket(channel) as t: …; await t.turn(); store()`."""
+
+    def __init__(
+        self,
+        order: ArrivalOrder,
+        channel_id: str,
+        before: asyncio.Future[None] | None,
+        mine: asyncio.Future[None],
+    ) -> None:
+        self._order, self._channel, self._before, self._mine = order, channel_id, before, mine
+
+    async def turn(self) -> None:
+        """Return once every earlier ticket of the channel has been left."""
+        if self._before is not None and not self._before.done():
+            await asyncio.shield(self._before)
+
+    async def __aenter__(self) -> Ticket:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        # The queue moves on only once the earlier ones did: a ticket left early (a skipped
+        # event) must not let a later one store before an earlier one still working.
+        try:
+            await self.turn()
+        finally:
+            self._order._done(self._channel, self._mine)

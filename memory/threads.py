@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -114,15 +115,20 @@ class Threads:
         thread_ts: str | None,
         text: str,
         incident: str | None = None,
+        turn: Callable[[], Awaitable[None]] | None = None,
     ) -> CapturedMessage | None:
         """Store one message (redacted); None when it has no text. A repeat returns the first.
 
-        With an incident and `Notes`, the message also becomes recall evidence (a note)."""
+        With an incident and `Notes`, the message also becomes recall evidence (a note).
+        `turn`, when given, is awaited after redaction and before the write: the caller's way
+        to keep a channel's messages stored in their order while redaction runs side by side."""
         if ctx.scope != "channel" or ctx.channel_id is None:
             raise NotChannelMemory()
         if not text.strip():
             return None
         redacted = await self._redactor.redact(text[:MAX_MESSAGE_CHARS])  # fail closed
+        if turn is not None:
+            await turn()
         now = iso(self._clock())
         root = thread_ts or ts
         async with self._db.transaction() as tx:

@@ -18,6 +18,7 @@ from bot.listeners.mentions import asks_bot, without_bot_mention
 
 if TYPE_CHECKING:
     from bot.deps import Deps
+    from bot.pacing import Ticket
 
 log = logging.getLogger("opsmemory.capture")
 # Subtypes that are people talking; everything else (joins, topic changes, bots) is skipped.
@@ -31,14 +32,14 @@ def register(app: AsyncApp, deps: Deps) -> None:
 async def on_message(
     event: dict[str, Any], context: Any, client: AsyncWebClient, *, deps: Deps
 ) -> None:
-    """Store a person's message (redacted); apply edits and deletions to what is stored, one
-    event of a channel at a time in the order they arrived (`ArrivalOrder`)."""
-    async with deps.arrival.turn(event.get("channel", "")):
-        await _on_message(event, context, client, deps=deps)
+    """Store a person's message (redacted); apply edits and deletions to what is stored, each
+    channel's events stored in the order they arrived (`ArrivalOrder`)."""
+    async with deps.arrival.ticket(event.get("channel", "")) as ticket:
+        await _on_message(event, context, client, ticket, deps=deps)
 
 
 async def _on_message(
-    event: dict[str, Any], context: Any, client: AsyncWebClient, *, deps: Deps
+    event: dict[str, Any], context: Any, client: AsyncWebClient, ticket: Ticket, *, deps: Deps
 ) -> None:
     team, channel = context.team_id, event.get("channel", "")
     subtype = event.get("subtype")
@@ -51,9 +52,11 @@ async def _on_message(
             text = without_bot_mention(said, context.bot_user_id)
             # An edit that now asks the bot turns the message into a question: not evidence.
             evidence = not asks_bot(said, context.bot_user_id)
+            await ticket.turn()
             await deps.threads.edit(team, channel, new.get("ts", ""), text, evidence=evidence)
         return
     if subtype == "message_deleted":
+        await ticket.turn()
         await deps.threads.delete(team, channel, event.get("deleted_ts", ""))
         return
     if subtype not in _HUMAN_SUBTYPES or not event.get("user"):
@@ -89,6 +92,7 @@ async def _on_message(
         ts=event["ts"],
         thread_ts=event.get("thread_ts"),
         text=text,
+        turn=ticket.turn,
         incident=None if question else incident.id,
     )
     deps.metrics.redaction_latency.observe(time.perf_counter() - started)
