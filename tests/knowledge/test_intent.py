@@ -32,6 +32,13 @@ from tests.knowledge.conftest import write_corpus
         ("The compactor stopped. How do we get it working again?", "fix"),
         ("How do we give the cache more memory?", "fix"),
         ("KubeAPIDown: Target disappeared from Prometheus target discovery.", None),
+        # Terse chat: no question mark, no full sentence.
+        ("etcd has no leader!! what do", "fix"),
+        ("cert expiring tomorrow, what to do", "fix"),
+        ("ingester stuck, how fix", "fix"),
+        ("sidecar not ingesting anymore, whats wrong", "diagnose"),
+        ("scheduler down, pods pending. where to look", "diagnose"),
+        ("What do these numbers mean?", "meaning"),
     ],
 )
 def test_question_intent_follows_the_asking_sentence(question: str, intent: str | None) -> None:
