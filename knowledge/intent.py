@@ -36,7 +36,7 @@ _QUESTION: dict[Intent, tuple[re.Pattern[str], re.Pattern[str]]] = {
             r"workaround",
             r"what (?:do|should|can|must) (?:we|i|you) (?:need to )?(?:do|change|adjust|tune|set)",
             r"what now",
-            r"wh?at (?:to )?do(?! (?:we|i|you|they|it|this|these|those) \w)",
+            r"wh?at (?:to )?do(?=\s*(?:[?!.,;]|$|now\b|next\b|here\b))",
             r"how (?:to )?(?:fix|solve|resolve|mitigate|recover|get rid)",
             r"next steps?",
             r"get (?:\w+ ){0,3}back",
@@ -109,7 +109,7 @@ _QUESTION: dict[Intent, tuple[re.Pattern[str], re.Pattern[str]]] = {
     "meaning": (
         _rx(
             r"what (?:does|do) (?:\w+ ){0,8}(?:mean|tell us|measure|indicate|signify)(?! for)",
-            r"(?:does|can) (?:that|this|it) (?:\w+ )?mean(?! for)",
+            r"(?:does|can) (?:that|this|it) (?:\w+ )?mean(?=\s*(?:[?!.,;]|$))",
             r"what exactly",
             r"how is (?:this|it|that) different",
             r"at what point",
@@ -142,6 +142,9 @@ _QUESTION: dict[Intent, tuple[re.Pattern[str], re.Pattern[str]]] = {
             r"(?:does|would|will) (?:that|this|it) mean for",
             r"what (?:does|would|will) (?:that|this|it) mean for",
             r"is (?:that|this|it) (?:actually |really )?a problem",
+            r"(?:does|would|will) (?:that|this|it) mean (?:that )?(?:nobody|no one|everyone|we|our|users|customers)\b",
+            r"(?:nobody|no one) (?:will|would|can|gets?)\b",
+            r"(?:will|would|does|do|can) (?:\w+ ){1,5}(?:still|keep) (?:\w+ing|accept\w*|serv\w*|work\w*|run\w*|get)\b",
             r"how worried",
             r"at risk",
             r"who is (?:hit|affected)",

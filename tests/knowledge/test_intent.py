@@ -39,6 +39,10 @@ from tests.knowledge.conftest import write_corpus
         ("sidecar not ingesting anymore, whats wrong", "diagnose"),
         ("scheduler down, pods pending. where to look", "diagnose"),
         ("What do these numbers mean?", "meaning"),
+        ("What do the warning and critical levels of this alert stand for?", None),  # not "what do"
+        ("The queue is down. Does that mean nobody gets paged?", "impact"),
+        ("Quorum is lost. Will the API still accept writes while we recover?", "impact"),
+        ("The pods restarted. Does that mean?", "meaning"),
     ],
 )
 def test_question_intent_follows_the_asking_sentence(question: str, intent: str | None) -> None:
