@@ -109,7 +109,7 @@ _QUESTION: dict[Intent, tuple[re.Pattern[str], re.Pattern[str]]] = {
     "meaning": (
         _rx(
             r"what (?:does|do) (?:\w+ ){0,8}(?:mean|tell us|measure|indicate|signify)(?! for)",
-            r"(?:does|can) (?:that|this|it) (?:\w+ )?mean(?=\s*(?:[?!.,;]|$))",
+            r"(?:does|can) (?:that|this|it) (?:\w+ ){0,2}mean(?! for)",
             r"what exactly",
             r"how is (?:this|it|that) different",
             r"at what point",
@@ -128,6 +128,7 @@ _QUESTION: dict[Intent, tuple[re.Pattern[str], re.Pattern[str]]] = {
             r"definition",
             r"describ\w*",
             r"what is it",
+            r"is (?:it|this|that) (?:\w+ )?expected",
         ),
     ),
     "impact": (

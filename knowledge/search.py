@@ -405,12 +405,21 @@ class Knowledge:
 def reading_intent(text: str) -> Intent | None:
     """The kind of section to cite first for `text`: what it asks (knowledge.intent), else, for a
     person's message that only reports a problem ("quota exceeded for payments, cant deploy"),
-    the fix: on call, a reported problem asks what to do about it. A pasted alert asks nothing
-    and gets the runbook's sections by relevance."""
+    the fix: on call, a reported problem asks what to do about it. A pasted alert, and a
+    question of a kind not recognised, get the runbook's sections by relevance."""
     intent = question_intent(text)
-    if intent is None and asks_question(text) and not looks_like_a_name(text):
+    if intent is None and reports_a_problem(text) and not looks_like_a_name(text):
         return "fix"  # a bare slug or alert name asks for the runbook itself, opening first
     return intent
+
+
+_ASKS = re.compile(r"\?|\b(?:what|whats|wat|why|how|which|who|where|when)\b", re.IGNORECASE)
+
+
+def reports_a_problem(text: str) -> bool:
+    """Whether a person's message states a problem without asking anything: a question whose
+    kind was not recognised is left to relevance (its wording, not a default, decides)."""
+    return asks_question(text) and _ASKS.search(text) is None
 
 
 #: What a person asking for one kind of section usually needs next, cited after it.
