@@ -21,6 +21,18 @@ SHORTHAND: tuple[tuple[str, str], ...] = (
     (r"hpas?", "horizontal pod autoscaler"),
     (r"(?:disk|volume|filesystem|fs|partition) (?:is |got |getting )?full", "out of space"),
     (r"k8s", "kubernetes"),
+    # kubectl's short resource names and common chat clippings.
+    (r"sts", "statefulset stateful set"),
+    (r"svcs?", "service"),
+    (r"pvs?", "persistent volume"),
+    (r"cms?|configmaps?", "config map"),
+    (r"certs?", "certificate"),
+    (r"prom", "prometheus"),
+    (r"ksm", "kube state metrics"),
+    (r"apiservers?", "api server"),
+    (r"notready", "not ready"),
+    (r"nics?", "network interface"),
+    (r"mem", "memory"),
 )
 _SHORTHAND = [(re.compile(rf"\b(?:{pat})\b", re.IGNORECASE), words) for pat, words in SHORTHAND]
 TYPO_MIN_LETTERS = 6
