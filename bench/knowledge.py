@@ -68,13 +68,16 @@ def _queries(data: Path, limit: int) -> list[str]:
     return out[:limit]
 
 
-async def main(data: Path, n_queries: int, n_runbooks: int) -> int:
+async def main(data: Path, n_queries: int, n_runbooks: int, keep: Path | None = None) -> int:
     if not (data / "prometheus-operator").is_dir():
         print(f"skip: {data} has no runbook corpora")
         return 0
     with tempfile.TemporaryDirectory(prefix="opsmemory-bench-") as tmp:
-        root = Path(tmp)
-        n_runbooks = _combine(data, root / "corpus", n_runbooks)
+        root = keep or Path(tmp)
+        if (root / "corpus").is_dir():  # kept from an earlier run: its index is reused
+            n_runbooks = len(list((root / "corpus").rglob("*.md")))
+        else:
+            n_runbooks = _combine(data, root / "corpus", n_runbooks)
         db = await Database.open(root / "bench.db")
         embedder = OnnxMiniLmEmbedder()
         await embedder.warm_up()
@@ -122,5 +125,14 @@ if __name__ == "__main__":
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--runbooks", type=int, default=400)
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        default=None,
+        help="keep the corpus and index in this directory and reuse them on the next run"
+        " (latency can be re-measured without the build)",
+    )
     ns = parser.parse_args()
-    sys.exit(asyncio.run(main(ns.data, ns.queries, ns.runbooks)))
+    if ns.keep is not None:
+        ns.keep.mkdir(parents=True, exist_ok=True)
+    sys.exit(asyncio.run(main(ns.data, ns.queries, ns.runbooks, ns.keep)))

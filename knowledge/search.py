@@ -24,7 +24,7 @@ from knowledge.errors import IndexBuildFailed, InvalidQuery
 from knowledge.index import Generation, RunbookIndex, provenance_for
 from knowledge.index_text import humanise
 from knowledge.intent import Intent, question_intent, section_kind
-from knowledge.names import RunbookNames
+from knowledge.names import RunbookNames, looks_like_a_name
 from knowledge.profile import (
     Profile,
     QueryProfile,
@@ -235,7 +235,7 @@ class Knowledge:
             for i, s in enumerate(rb.sections)
         ]
         cand = Candidate(0, rb.slug, rb.title)
-        intent = question_intent(question) if question.strip() else None
+        intent = reading_intent(question) if question.strip() else None
         ordered = choose_sections(cand, rows, intent, limit=len(rows))
         return RunbookHit(
             slug=rb.slug,
@@ -258,7 +258,7 @@ class Knowledge:
         )
         if not ranked or conf < self._config.abstain_below:
             return SearchResult(hits=[], abstained=True, confidence=conf, mode=used)
-        intent = question_intent(text)
+        intent = reading_intent(text)
         hits = await self._hits(ranked[:limit], intent)
         return SearchResult(hits=hits, abstained=False, confidence=conf, mode=used, intent=intent)
 
@@ -400,6 +400,26 @@ class Knowledge:
             text=_bounded(text),
             kind=section_kind(path, text),
         )
+
+
+def reading_intent(text: str) -> Intent | None:
+    """The kind of section to cite first for `text`: what it asks (knowledge.intent), else, for a
+    person's message that only reports a problem ("quota exceeded for payments, cant deploy"),
+    the fix: on call, a reported problem asks what to do about it. A pasted alert, and a
+    question of a kind not recognised, get the runbook's sections by relevance."""
+    intent = question_intent(text)
+    if intent is None and reports_a_problem(text) and not looks_like_a_name(text):
+        return "fix"  # a bare slug or alert name asks for the runbook itself, opening first
+    return intent
+
+
+_ASKS = re.compile(r"\?|\b(?:what|whats|wat|why|how|which|who|where|when)\b", re.IGNORECASE)
+
+
+def reports_a_problem(text: str) -> bool:
+    """Whether a person's message states a problem without asking anything: a question whose
+    kind was not recognised is left to relevance (its wording, not a default, decides)."""
+    return asks_question(text) and _ASKS.search(text) is None
 
 
 #: What a person asking for one kind of section usually needs next, cited after it.

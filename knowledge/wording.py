@@ -21,16 +21,49 @@ SHORTHAND: tuple[tuple[str, str], ...] = (
     (r"hpas?", "horizontal pod autoscaler"),
     (r"(?:disk|volume|filesystem|fs|partition) (?:is |got |getting )?full", "out of space"),
     (r"k8s", "kubernetes"),
+    # kubectl's short resource names and common chat clippings.
+    (r"sts", "statefulset stateful set"),
+    (r"svcs?", "service"),
+    (r"pvs?", "persistent volume"),
+    (r"cms?|configmaps?", "config map"),
+    (r"certs?", "certificate"),
+    (r"prom", "prometheus"),
+    (r"ksm", "kube state metrics"),
+    (r"apiservers?", "api server"),
+    (r"notready", "not ready"),
+    (r"nics?", "network interface"),
+    (r"mem", "memory"),
 )
 _SHORTHAND = [(re.compile(rf"\b(?:{pat})\b", re.IGNORECASE), words) for pat, words in SHORTHAND]
 TYPO_MIN_LETTERS = 6
 _WORD = re.compile(r"[A-Za-z]+")
 
 
+#: Words a person writes in chat and an alert text does not: question words, the first person,
+#: chat shorthand and contractions ("how fix", "our pods", "cant deploy", "wat do"). Alerts state
+#: a condition in the third person ("Pod is crash looping. Pod x/y has been restarting.").
+_CHAT = re.compile(
+    r"\b(?:how|what|whats|wat|why|who|anyone|anybody|wtf|pls|plz|idk|halp"
+    r"|we|our|ours|i|im|i'm|i've|ive|my|me"
+    r"|cant|dont|doesnt|wont|isnt|arent|shouldnt|wouldnt)\b",
+    re.IGNORECASE,
+)
+
+
+#: A message this short with no full stop is a chat line ("kube-proxy down on a bunch of nodes"):
+#: alert texts are a summary sentence and a description.
+CHAT_WORDS = 8
+_FULL_STOP = re.compile(r"\.(?:\s|$)")
+
+
 def asks_question(text: str) -> bool:
-    """Whether `text` is a person's question (it ends with a question mark), not a pasted alert:
-    questions are read in the runbooks' words and calibrated on their own."""
-    return text.rstrip().endswith("?")
+    """Whether `text` is a person's message (a question mark, chat wording such as "how fix",
+    "our", "cant", or a few words with no full stop) rather than a pasted alert: people's
+    messages are read in the runbooks' words and calibrated on their own; terse chat often has
+    no question mark at all."""
+    if "?" in text or _CHAT.search(text) is not None:
+        return True
+    return len(text.split()) <= CHAT_WORDS and _FULL_STOP.search(text) is None
 
 
 def spelled_out(text: str) -> str:

@@ -80,6 +80,17 @@ async def test_differently_named_sections_still_answer_the_question(
     assert "queue-backlog › Customer impact" in lead(hurt)  # fmt: skip
 
 
+async def test_a_terse_problem_report_leads_with_what_to_do(
+    driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """Chat that only reports a problem (no question mark, no "how") is answered with the fix."""
+    reply = await reply_to(
+        slack, driver, ALICE, INCIDENT, "runbook queue backlog growing on orders, consumers behind"
+    )
+    assert "queue-backlog › Remediation" in lead(reply)
+    assert "kubectl -n orders scale" in reply
+
+
 async def test_an_exact_slug_returns_that_runbook_with_its_sections_linked(
     driver: SlackDriver, slack: FakeSlack
 ) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from knowledge.intent import heading_kind, question_intent, section_kind
-from knowledge.search import Knowledge
+from knowledge.search import Knowledge, reading_intent
 from memory.embedding.embedder import OnnxMiniLmEmbedder
 from memory.store import Database
 from tests.knowledge.conftest import write_corpus
@@ -32,6 +32,17 @@ from tests.knowledge.conftest import write_corpus
         ("The compactor stopped. How do we get it working again?", "fix"),
         ("How do we give the cache more memory?", "fix"),
         ("KubeAPIDown: Target disappeared from Prometheus target discovery.", None),
+        # Terse chat: no question mark, no full sentence.
+        ("etcd has no leader!! what do", "fix"),
+        ("cert expiring tomorrow, what to do", "fix"),
+        ("ingester stuck, how fix", "fix"),
+        ("sidecar not ingesting anymore, whats wrong", "diagnose"),
+        ("scheduler down, pods pending. where to look", "diagnose"),
+        ("What do these numbers mean?", "meaning"),
+        ("What do the warning and critical levels of this alert stand for?", None),  # not "what do"
+        ("The queue is down. Does that mean nobody gets paged?", "impact"),
+        ("Quorum is lost. Will the API still accept writes while we recover?", "impact"),
+        ("TargetDown fired. Does that mean the service is down, or can it mean more?", "meaning"),
     ],
 )
 def test_question_intent_follows_the_asking_sentence(question: str, intent: str | None) -> None:
@@ -99,3 +110,19 @@ async def test_sections_follow_the_question_in_a_corpus_with_other_heading_names
             assert result.hits[0].sections[0].heading == heading, question
     finally:
         await db.close()
+
+
+@pytest.mark.parametrize(
+    ("text", "intent"),
+    [
+        ("namespace quota exceded for payments, cant deploy", "fix"),  # reports a problem
+        ("We got an alert about orphaned VMIs. What does 'orphaned' mean for a VM?", None),
+        ("KubePodCrashLooping", None),  # a name asks for the runbook itself
+        ("Pod is crash looping. Pod x/y is waiting.", None),  # a pasted alert
+        ("etcd has no leader, what do", "fix"),
+    ],
+)
+def test_a_reported_problem_is_answered_with_the_fix_and_an_unread_question_by_relevance(
+    text: str, intent: str | None
+) -> None:
+    assert reading_intent(text) == intent

@@ -12,6 +12,9 @@ def test_shorthand_is_spelled_out_next_to_the_original() -> None:
     assert "PVC (persistent volume claim)" in text
     assert text.endswith("disk full (out of space)")
     assert spelled_out("I am here") == "I am here"  # short words are not guessed at
+    assert spelled_out("sts web not ready, cert expired") == (
+        "sts (statefulset stateful set) web not ready, cert (certificate) expired"
+    )
 
 
 def test_a_typo_one_edit_from_one_corpus_word_is_corrected() -> None:
@@ -24,3 +27,16 @@ def test_a_typo_one_edit_from_one_corpus_word_is_corrected() -> None:
 def test_a_question_is_told_from_a_pasted_alert() -> None:
     assert asks_question("container keeps getting OOMKilled, how do I fix it?  ")
     assert not asks_question("Pod is crash looping. Pod default/web-0 has been restarting.")
+
+
+def test_terse_chat_without_a_question_mark_is_a_persons_message() -> None:
+    assert asks_question("etcd has no leader!! what do")
+    assert asks_question("namespace quota exceded for payments, cant deploy")
+    assert asks_question("kube-proxy down on a bunch of nodes")  # a few words, no full stop
+    assert asks_question("our ingress pods restarting since the deploy")
+    # Alert texts: third person, a summary sentence and a description, even without a full stop.
+    assert not asks_question(
+        "Network interface is often changing its status Network interface eth0 changing its"
+        " up status often on node-exporter monitoring/node-exporter-8xk2p"
+    )
+    assert not asks_question("Node is not ready. node-3 has been unready for more than 15 minutes.")
