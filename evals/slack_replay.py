@@ -246,7 +246,9 @@ class SlackReplay:
             where=where,
             evidence=evidence,
             shown=shown,
-            said_nothing=any(s in (answer.text or "") for s in NOTHING),
+            # Says nothing only when it also shows nothing: a memory item or similar incident
+            # under "Memory has nothing on that." is a contradiction, not a right refusal.
+            said_nothing=any(s in (answer.text or "") for s in NOTHING) and not shown,
             latency_ms=latency,
             question=question,
             posted=posted_text(answer.text, answer.blocks),

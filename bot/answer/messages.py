@@ -18,6 +18,10 @@ NOT_AN_INCIDENT_CHANNEL = (
     "(names starting with `inc-`). `/incident help` lists everything I can do."
 )
 NOT_IN_AN_INCIDENT = "This channel has no incident yet; run `/incident open <title>` first."
+GUARDED_NOT_A_MEMBER = "You are not a member of <#{channel}> any more; nothing was requested."
+GUARDED_ACTION_GONE = (
+    "`{name}` is no longer in the action catalogue; nothing was requested. Actions: {names}."
+)
 UNVERIFIED_LLM_ANSWER = (
     "The generated answer cited a source it was not given, so the cited answer is shown instead."
 )

@@ -14,6 +14,7 @@ from bot.guarded.catalogue import Action, IntegerParam, StringParam
 CALLBACK_ID = "guarded_run_modal"
 _BLOCK = "param_"
 _MAX_OPTIONS = 100  # Slack's limit for a static_select
+_MAX_OPTION_VALUE = 150  # Slack's limit for an option's value: longer values are typed
 
 
 def run_modal(action: Action, *, channel_id: str, thread_ts: str | None, source: str) -> dict:
@@ -43,12 +44,17 @@ def run_modal(action: Action, *, channel_id: str, thread_ts: str | None, source:
 def _field(name: str, spec: StringParam | IntegerParam) -> dict[str, Any]:
     label = {"type": "plain_text", "text": name[:2000]}
     element: dict[str, Any]
-    if isinstance(spec, StringParam) and spec.allowed and len(spec.allowed) <= _MAX_OPTIONS:
+    if (
+        isinstance(spec, StringParam)
+        and spec.allowed
+        and len(spec.allowed) <= _MAX_OPTIONS
+        and all(len(v) <= _MAX_OPTION_VALUE for v in spec.allowed)
+    ):
         element = {
             "type": "static_select",
             "action_id": "value",
             "options": [
-                {"text": {"type": "plain_text", "text": v[:75]}, "value": v[:150]}
+                {"text": {"type": "plain_text", "text": render.clip(v, 75)}, "value": v}
                 for v in spec.allowed
             ],
         }
@@ -89,3 +95,13 @@ def submitted(view: dict[str, Any], action: Action) -> tuple[dict[str, str], dic
 def first_block(action: Action) -> str | None:
     """Where a problem that concerns the whole request is shown (its first field)."""
     return next((f"{_BLOCK}{name}" for name in action.parameters), None)
+
+
+def notice(text: str) -> dict[str, Any]:
+    """The modal replaced by a message (no submit button): why nothing was requested."""
+    return {
+        "type": "modal",
+        "title": {"type": "plain_text", "text": "Request an action"},
+        "close": {"type": "plain_text", "text": "Close"},
+        "blocks": [render.section(text)],
+    }

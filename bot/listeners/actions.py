@@ -194,8 +194,12 @@ async def request_from_modal(
     meta = json.loads(view.get("private_metadata") or "{}")
     action = deps.guarded.catalogue.get(str(meta.get("action", "")))
     channel, thread_ts = str(meta.get("channel_id", "")), meta.get("thread_ts")
-    if action is None:
-        await ack(response_action="clear")
+    if action is None:  # taken out of the catalogue while the modal was open
+        names = ", ".join(f"`{n}`" for n in deps.guarded.catalogue.actions) or "none"
+        gone = messages.GUARDED_ACTION_GONE.format(
+            name=render.escape(str(meta.get("action", ""))[:40]), names=names
+        )
+        await ack(response_action="update", view=modal.notice(gone))
         return
     values, errors = modal.submitted(view, action)
     where = modal.first_block(action)
@@ -208,6 +212,9 @@ async def request_from_modal(
         )
         if inc is None:
             raise OpsmemoryError(messages.NOT_IN_AN_INCIDENT)
+        # Removed from the channel while the modal was open: no request in a channel they left.
+        if channel not in await deps.memberships.channels_of(context.team_id, context.user_id):
+            raise OpsmemoryError(messages.GUARDED_NOT_A_MEMBER.format(channel=channel))
         ctx = await write_context(
             deps.users, deps.channels, team_id=context.team_id, user_id=context.user_id,
             channel_id=channel, scope="channel",

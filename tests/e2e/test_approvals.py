@@ -601,3 +601,30 @@ async def test_a_proposal_opens_a_modal_whose_checked_values_request_the_action_
     assert len(await bot.deps.db.fetchall("SELECT id FROM guarded_requests")) == 1
     assert len(receiver.calls) == 1
     assert [e for e, _ in await audit(bot)][:2] == ["requested", "approved"]
+
+
+async def test_a_person_who_left_the_channel_cannot_submit_the_open_modal(
+    guarded_bot: Callable[..., Any], slack: FakeSlack
+) -> None:
+    bot = await guarded_bot()
+    async with SlackDriver(events_url(bot), SECRET, slack) as d:
+        (m, _) = await d.mention(INCIDENT, ALICE, "checkout latency after the deploy, roll back?")
+        answer = (await eventually(lambda: slack.workspace.bot_messages(INCIDENT, m.ts)))[0]
+        rollback = next(
+            e for b in answer.blocks if b["type"] == "actions" for e in b["elements"]
+            if e["action_id"] == "propose_action" and json.loads(e["value"])["action"] == "rollback"
+        )  # fmt: skip
+        await d.click(ALICE, action_id="propose_action", value=rollback["value"],
+                      channel=INCIDENT, message_ts=answer.ts)  # fmt: skip
+        (modal,) = await eventually(lambda: slack.workspace.modal_stack(ALICE))
+        await d.leave(INCIDENT, ALICE)
+        service = {"type": "static_select", "selected_option": {"value": "checkout"}}
+        refused = await d.submit_view(
+            ALICE,
+            modal,
+            {"param_service": {"value": service}, "param_version": {"value": "v1.4.2"}},
+        )
+    errors = json.loads(refused.body)["errors"]
+    assert "not a member" in errors["param_service"]
+    assert await bot.deps.db.fetchall("SELECT id FROM guarded_requests") == []
+    assert request_messages(slack) == []
