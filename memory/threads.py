@@ -204,8 +204,10 @@ class Threads:
             row = await store.find_message(tx, team_id, channel_id, ts)
             if row is None:
                 return False
-            if row["text"] == redacted.text and evidence:
-                return True
+            if row["text"] == redacted.text and (
+                evidence or not await note_store.from_message(tx, team_id, channel_id, ts)
+            ):
+                return True  # nothing changed: an unfurl, or a question already not evidence
             await store.update_message(
                 tx,
                 team_id,

@@ -151,3 +151,23 @@ async def test_pending_threads_lists_changed_threads_until_rolled_up(
     await threads.capture(on(BOB), ts="1700000100.000100", thread_ts=ROOT, text="expanded volume")
     assert len(await threads.pending_threads(start)) == 1
     assert await threads.pending_threads(clock()) == []
+
+
+async def test_an_unchanged_edit_of_a_question_to_the_bot_keeps_the_threads_episode(
+    threads: Threads, db: Database, clock
+) -> None:
+    """Slack re-sends message_changed for unfurls: a question to the bot (no note) whose text
+    did not change must not delete the thread's episode or touch anything."""
+    await threads.capture(on(), ts=ROOT, thread_ts=None, text="payments API erroring")
+    ask = "1700000060.000100"
+    await threads.capture(on(BOB), ts=ask, thread_ts=ROOT, text="what was the root cause?")
+    assert await Episodes(db, None, clock).roll_up("T1", "CINC1", ROOT) is not None
+    before = await db.scalar(
+        "SELECT edited_at FROM memory_thread_messages WHERE ts = :t", {"t": ask}
+    )
+    assert await threads.edit("T1", "CINC1", ask, "what was the root cause?", evidence=False)
+    assert await db.scalar("SELECT count(*) FROM memory_episodes") == 1
+    after = await db.scalar(
+        "SELECT edited_at FROM memory_thread_messages WHERE ts = :t", {"t": ask}
+    )
+    assert after == before
