@@ -11,10 +11,18 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import (
+    AsyncIterator,
+    Callable,
+    Coroutine,
+    Iterable,
+    Iterator,
+    Mapping,
+    Sequence,
+)
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, Protocol, cast
+from typing import Any, Protocol, TypeVar, cast
 
 import aiosqlite
 import sqlean
@@ -37,6 +45,7 @@ class Row(Protocol):
 
 
 Params = Sequence[Any] | Mapping[str, Any]
+T = TypeVar("T")
 DriverError = sqlean.Error
 IntegrityError = sqlean.IntegrityError
 
@@ -113,6 +122,54 @@ class Tx:
         return rows[0] if rows else None
 
 
+class _InlineTx(Tx):
+    """A Tx that runs each statement directly on the driver connection, for a transaction body
+    that already runs on the writer's thread (`Database.run_transaction`)."""
+
+    def __init__(self, conn: sqlean.Connection) -> None:
+        self._raw = conn
+
+    async def execute(self, sql: str, params: Params = ()) -> int:
+        cur = self._raw.execute(sql, params)
+        rowid = cur.lastrowid or 0
+        cur.close()
+        return rowid
+
+    async def execute_rowcount(self, sql: str, params: Params = ()) -> int:
+        cur = self._raw.execute(sql, params)
+        count = cur.rowcount
+        cur.close()
+        return count
+
+    async def executemany(self, sql: str, rows: Iterable[Params]) -> None:
+        self._raw.executemany(sql, rows).close()
+
+    async def fetchall(self, sql: str, params: Params = ()) -> list[Row]:
+        return cast("list[Row]", self._raw.execute(sql, params).fetchall())
+
+
+def _drive(coro: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine that never suspends to its end, synchronously."""
+    try:
+        coro.send(None)
+    except StopIteration as done:
+        return cast("T", done.value)
+    coro.close()
+    raise RuntimeError("a run_transaction body awaited something other than its Tx")
+
+
+def _run_inline(conn: sqlean.Connection, body: Callable[[Tx], Coroutine[Any, Any, T]]) -> T:
+    """BEGIN IMMEDIATE, the body, COMMIT (ROLLBACK on any error), all on the writer's thread."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        result = _drive(body(_InlineTx(conn)))
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+    return result
+
+
 class Database:
     """An opened, migrated opsmemory database file."""
 
@@ -186,6 +243,18 @@ class Database:
                 raise
             else:
                 await self._writer.execute("COMMIT")
+
+    async def run_transaction(self, body: Callable[[Tx], Coroutine[Any, Any, T]]) -> T:
+        """Like `transaction()`, but the whole body runs on the writer's thread in one hand-off
+        instead of one per statement: statements of a hot write (a note someone waits on) do
+        not each wait for a turn of a busy event loop, so the write lock is held far shorter.
+
+        `body` may await only its Tx (store functions that take a Tx); anything else that would
+        suspend (an embedder, a lock, a sleep) raises RuntimeError and the transaction rolls back.
+        """
+        async with self._write_lock:
+            # aiosqlite has no public "run this on the connection's thread"; _execute is it.
+            return cast("T", await self._writer._execute(_run_inline, self._writer._conn, body))
 
     async def execute(self, sql: str, params: Params = ()) -> int:
         """One write statement in its own transaction; returns lastrowid."""
