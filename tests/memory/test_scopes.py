@@ -313,7 +313,7 @@ def test_a_full_member_searches_the_public_channels_they_are_in_beside_the_liste
 def test_channel_scope_without_a_channel_has_no_partition() -> None:
     """A channel row with no channel would share one partition across channels: refused."""
     for missing in (None, ""):
-        with pytest.raises(InvalidScope):
+        with pytest.raises(InvalidScope) as refused:
             partition_key_for(
                 scope="channel",
                 team_id="T1",
@@ -321,3 +321,4 @@ def test_channel_scope_without_a_channel_has_no_partition() -> None:
                 channel_is_private=False,
                 owner_subject_id="T1/U1",
             )
+        assert str(refused.value) == "Channel memory needs a channel."
