@@ -158,16 +158,31 @@ def _drive(coro: Coroutine[Any, Any, T]) -> T:
     raise RuntimeError("a run_transaction body awaited something other than its Tx")
 
 
-def _run_inline(conn: sqlean.Connection, body: Callable[[Tx], Coroutine[Any, Any, T]]) -> T:
-    """BEGIN IMMEDIATE, the body, COMMIT (ROLLBACK on any error), all on the writer's thread."""
+def _run_group(
+    conn: sqlean.Connection, bodies: Sequence[Callable[[Tx], Coroutine[Any, Any, Any]]]
+) -> list[tuple[bool, Any]]:
+    """One transaction on the writer's thread: each body inside its own SAVEPOINT (a body that
+    raises is rolled back alone), then COMMIT; (ok, result or exception) per body, in order."""
     conn.execute("BEGIN IMMEDIATE")
+    outcomes: list[tuple[bool, Any]] = []
     try:
-        result = _drive(body(_InlineTx(conn)))
+        for body in bodies:
+            conn.execute("SAVEPOINT body")
+            try:
+                value = _drive(body(_InlineTx(conn)))
+            except Exception as exc:
+                conn.execute("ROLLBACK TO body")
+                conn.execute("RELEASE body")
+                outcomes.append((False, exc))
+            else:
+                conn.execute("RELEASE body")
+                outcomes.append((True, value))
+        conn.execute("COMMIT")
     except BaseException:
-        conn.execute("ROLLBACK")
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
         raise
-    conn.execute("COMMIT")
-    return result
+    return outcomes
 
 
 class Database:
@@ -181,6 +196,9 @@ class Database:
         self._readers = readers
         self._next_reader = itertools.cycle(range(len(readers)))
         self._write_lock = asyncio.Lock()
+        self._queued: list[tuple[Callable[[Tx], Coroutine[Any, Any, Any]], asyncio.Future[Any]]]
+        self._queued = []
+        self._committer: asyncio.Task[None] | None = None
 
     @classmethod
     async def open(cls, path: Path, *, readers: int = 2, migrate: bool = True) -> Database:
@@ -205,6 +223,8 @@ class Database:
         return db
 
     async def close(self) -> None:
+        if self._committer is not None:  # queued bodies are committed (or refused) first
+            await asyncio.gather(self._committer, return_exceptions=True)
         for conn in [self._writer, *self._readers]:
             await conn.close()
 
@@ -245,16 +265,49 @@ class Database:
                 await self._writer.execute("COMMIT")
 
     async def run_transaction(self, body: Callable[[Tx], Coroutine[Any, Any, T]]) -> T:
-        """Like `transaction()`, but the whole body runs on the writer's thread in one hand-off
-        instead of one per statement: statements of a hot write (a note someone waits on) do
-        not each wait for a turn of a busy event loop, so the write lock is held far shorter.
+        """Like `transaction()`, for a hot write someone waits on (a note before its ack): the
+        body runs on the writer's thread in one hand-off instead of one per statement, and
+        bodies that arrive while the writer is busy are committed together in the next
+        transaction, each in its own SAVEPOINT. A body that raises is rolled back alone and
+        its caller gets the error; every other caller gets its result only after the COMMIT.
 
         `body` may await only its Tx (store functions that take a Tx); anything else that would
-        suspend (an embedder, a lock, a sleep) raises RuntimeError and the transaction rolls back.
+        suspend (an embedder, a lock, a sleep) raises RuntimeError and that body rolls back.
         """
-        async with self._write_lock:
-            # aiosqlite has no public "run this on the connection's thread"; _execute is it.
-            return cast("T", await self._writer._execute(_run_inline, self._writer._conn, body))
+        done: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        self._queued.append((body, done))
+        if self._committer is None or self._committer.done():
+            self._committer = asyncio.create_task(self._commit_queued())
+        return await done
+
+    async def _commit_queued(self) -> None:
+        """Commit what is queued, one transaction per turn, until nothing is."""
+        while self._queued:
+            batch, self._queued = self._queued, []
+            try:
+                async with self._write_lock:
+                    # aiosqlite has no public "run this on the connection's thread"; this is it.
+                    outcomes = await self._writer._execute(
+                        _run_group, self._writer._conn, [body for body, _ in batch]
+                    )
+            except BaseException as exc:  # BEGIN or COMMIT failed: none of the batch is stored
+                for _, done in batch:
+                    if done.done():
+                        continue
+                    if isinstance(exc, asyncio.CancelledError):
+                        done.cancel()
+                    else:
+                        done.set_exception(exc)
+                if not isinstance(exc, Exception):
+                    raise
+                continue
+            for (_, done), (ok, value) in zip(batch, outcomes, strict=True):
+                if done.done():  # its caller was cancelled; the write stands, as with commit
+                    continue
+                if ok:
+                    done.set_result(value)
+                else:
+                    done.set_exception(value)
 
     async def execute(self, sql: str, params: Params = ()) -> int:
         """One write statement in its own transaction; returns lastrowid."""

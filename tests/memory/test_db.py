@@ -98,6 +98,37 @@ async def test_writer_thread_transaction_refuses_a_body_that_suspends(db: Databa
     assert await db.scalar("SELECT value FROM meta WHERE key = 'y'") == "2"
 
 
+async def test_writes_queued_behind_a_busy_writer_commit_together_and_fail_alone(
+    db: Database,
+) -> None:
+    """Bodies that wait while the writer is busy share the next transaction (one BEGIN for
+    all), yet each is its own unit: the one that raises is rolled back and told, the others
+    are committed and get their results."""
+    began: list[str] = []
+    await db.trace(lambda sql: began.append(sql) if sql.startswith("BEGIN") else None)
+
+    async def put(key: str, tx: Tx) -> str:
+        await tx.execute("INSERT INTO meta (key, value) VALUES (?, 'v')", (key,))
+        if key == "bad":
+            raise ValueError("this one fails after its insert")
+        return key
+
+    try:
+        async with db.transaction():  # the writer is busy while the three are queued
+            waiting = [
+                asyncio.ensure_future(db.run_transaction(lambda tx, k=k: put(k, tx)))
+                for k in ("a", "bad", "b")
+            ]
+        results = await asyncio.gather(*waiting, return_exceptions=True)
+    finally:
+        await db.trace(None)
+    assert results[0] == "a" and results[2] == "b"
+    assert isinstance(results[1], ValueError)
+    keys = [r[0] for r in await db.fetchall("SELECT key FROM meta ORDER BY key")]
+    assert keys == ["a", "b"]
+    assert len(began) == 2  # the busy transaction's, then one for all three queued bodies
+
+
 async def test_second_process_connection_sees_committed_rows(tmp_path: Path) -> None:
     first = await Database.open(tmp_path / "x.db")
     second = await Database.open(tmp_path / "x.db")
