@@ -10,23 +10,23 @@ if TYPE_CHECKING:
 
 async def event_seen(db: Database, event_id: str) -> bool:
     """True when `event_id` was persisted (by this process or one before a restart)."""
-    sql = "SELECT 1 FROM bot_events WHERE event_id = :id"  # pragma: no mutate  (SQL keywords ignore case)
-    row = await db.scalar(sql, {"id": event_id})
+    row = await db.scalar("SELECT 1 FROM bot_events WHERE event_id = :id", {"id": event_id})
     return bool(row)
 
 
 async def insert_event(tx: Tx, event_id: str, *, at: str) -> None:
     """Remember `event_id`; a second insert of the same id changes nothing."""
     await tx.execute(
-        "INSERT OR IGNORE INTO bot_events (event_id, received_at) VALUES (:id, :at)",  # pragma: no mutate  (SQL keywords ignore case)
+        "INSERT OR IGNORE INTO bot_events (event_id, received_at) VALUES (:id, :at)",
         {"id": event_id, "at": at},
     )
 
 
 async def delete_events_before(tx: Tx, cutoff: str) -> int:
     """Forget event ids received before `cutoff`; returns how many."""
-    sql = "DELETE FROM bot_events WHERE received_at < :cutoff"  # pragma: no mutate  (SQL keywords ignore case)
-    return await tx.execute_rowcount(sql, {"cutoff": cutoff})
+    return await tx.execute_rowcount(
+        "DELETE FROM bot_events WHERE received_at < :cutoff", {"cutoff": cutoff}
+    )
 
 
 async def claim_answer(tx: Tx, *, team_id: str, channel_id: str, message_ts: str, at: str) -> bool:
