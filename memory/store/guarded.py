@@ -145,7 +145,7 @@ async def query_audit(
     action: str | None = None,
     actor: str | None = None,
     since: str | None = None,
-    limit: int = 10_000,
+    limit: int = 10_000,  # pragma: no mutate  (a cap on one listing: any large number)
 ) -> list[Row]:
     """Audit rows, oldest first, filtered by whichever of the arguments are given (`actor`: a
     subject id, or a bare Slack user id matching it in any team)."""
