@@ -154,3 +154,20 @@ async def test_forgetting_counts_every_row_renamed_and_says_why_requests_closed(
         {"id": theirs},
     )
     assert decision is not None and tuple(decision) == ("forgotten:abc", "forgotten:abc")
+
+
+async def test_audit_detail_is_stored_as_stable_json(db: Database) -> None:
+    """The same detail always reads the same in the audit trail (keys sorted), and a missing
+    one is an empty object, never null."""
+    rid, _ = await new_request(db)
+    async with db.transaction() as tx:
+        for detail in ({"reason": "x", "approvals": 2}, {"approvals": 2, "reason": "x"}, None):
+            await store.write_audit(tx, at=AT, team_id="T1", channel_id="C1", incident_id="inc-1",
+                                    request_id=rid, action="rollback", event="refused",
+                                    actor="T1/U2", detail=detail)  # fmt: skip
+    rows = await store.query_audit(db, actor="T1/U2")
+    assert [r["detail_json"] for r in rows] == [
+        '{"approvals": 2, "reason": "x"}',
+        '{"approvals": 2, "reason": "x"}',
+        "{}",
+    ]
