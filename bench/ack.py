@@ -94,8 +94,10 @@ async def main(args: argparse.Namespace) -> None:
             await driver.command(CHANNEL, USERS[0], "open sev2 Checkout latency")
             cold = await note_round(driver, args.concurrent, 0)  # user and channel caches empty
             acks: list[float] = []
+            cpu_started = time.process_time()
             for r in range(1, args.rounds + 1):
                 acks += await note_round(driver, args.concurrent, r)
+            cpu_s = time.process_time() - cpu_started
     finally:
         await runtime.stop()
     drain_s, clean, stored = await drain_round(settings, slack, args.burst)
@@ -106,6 +108,10 @@ async def main(args: argparse.Namespace) -> None:
         f"/incident note ack, {args.concurrent} concurrent x {args.rounds} rounds "
         f"({len(acks)} acks): p50 {pct(acks, 0.5):.1f} ms, p95 {pct(acks, 0.95):.1f} ms, "
         f"p99 {pct(acks, 0.99):.1f} ms, max {max(acks) * 1000:.1f} ms"
+    )
+    print(
+        f"process CPU per ack {cpu_s / len(acks) * 1000:.2f} ms (bot, its threads and the "
+        "in-process driver; less sensitive to other load on the machine than latency)"
     )
     print(
         f"first round (cold user/channel caches, {len(cold)} acks): p50 {pct(cold, 0.5):.1f} ms, "

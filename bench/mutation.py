@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import fnmatch
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -27,7 +28,7 @@ SOURCES = ("bot", "memory", "knowledge", "skills", "evals")
 COPIED = (*SOURCES, "tests", "bench", "pyproject.toml", "manifest.yml")
 IGNORED = shutil.ignore_patterns("__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache")
 CAUGHT = {"killed", "timeout", "caught by type check", "segfault"}
-NOT_RUN = {"skipped", "not checked", "check was interrupted by user"}
+NOT_RUN = {"skipped", "not checked", "check was interrupted by user", "equivalent (SQL case)"}
 
 
 @dataclass(frozen=True)
@@ -144,6 +145,30 @@ def mutmut(tree: Path, *args: str, log: Path | None = None) -> str:
     return out.stdout
 
 
+EQUIVALENT = "equivalent (SQL case)"
+_SQL_WORD = re.compile(r"\b(SELECT|INSERT|UPDATE|DELETE|WHERE|FROM|INTO|SET|VALUES)\b", re.I)
+# What SQLite does read case-sensitively: quoted literals and named parameters.
+_CASED = re.compile(r"'[^']*'|:[A-Za-z_]\w*")
+
+
+def sql_case_only(diff: str) -> bool:
+    """The mutant only changes the letter case of SQL keywords or identifiers, which SQLite
+    reads case-insensitively: every changed line is SQL text equal to the original but for
+    case, with its quoted literals and :parameters unchanged. Such a mutant cannot be killed."""
+    removed = [
+        ln[1:] for ln in diff.splitlines() if ln.startswith("-") and not ln.startswith("---")
+    ]
+    added = [ln[1:] for ln in diff.splitlines() if ln.startswith("+") and not ln.startswith("+++")]
+    if not removed or len(removed) != len(added):
+        return False
+    for old, new in zip(removed, added, strict=True):
+        if old == new or old.lower() != new.lower() or not _SQL_WORD.search(old):
+            return False
+        if _CASED.findall(old) != _CASED.findall(new):
+            return False
+    return True
+
+
 def statuses(tree: Path, target: Target) -> dict[str, str]:
     """Mutant name -> mutmut status, for this target's mutants only."""
     found: dict[str, str] = {}
@@ -161,10 +186,16 @@ def rate(counts: Counter[str]) -> tuple[int, int]:
 
 
 def run(target: Target, parent: Path, max_children: int | None) -> dict[str, str]:
+    """Mutate and test one target; survivors that only change SQL's letter case are marked
+    EQUIVALENT (counted neither way, and reported)."""
     tree = private_tree(parent, target)
     extra = ["--max-children", str(max_children)] if max_children else []
     mutmut(tree, "run", *extra, *target.patterns(), log=tree / "mutmut-run.log")
-    return statuses(tree, target)
+    found = statuses(tree, target)
+    for name, status in found.items():
+        if status == "survived" and sql_case_only(mutmut(tree, "show", name)):
+            found[name] = EQUIVALENT
+    return found
 
 
 def main() -> None:
@@ -199,9 +230,14 @@ def main() -> None:
             caught, counted = rate(counts)
             pct = f"{100 * caught / counted:.1f} %" if counted else "n/a"
             took = time.monotonic() - started
+            same = (
+                f", {counts[EQUIVALENT]} equivalent (SQL case) left out"
+                if counts[EQUIVALENT]
+                else ""
+            )
             print(
                 f"{target.name:<24}{counted:>8}{caught:>8}{counted - caught:>9}{pct:>11}"
-                f"  {took:.0f} s",
+                f"  {took:.0f} s{same}",
                 flush=True,
             )
             for name, status in sorted(found.items()):

@@ -9,6 +9,7 @@ answer on response_url, since a recall may wait on the embedder longer than Slac
 from __future__ import annotations
 
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -112,8 +113,9 @@ async def incident(
     """Run the subcommand; a write's reply is its ack, a read's goes to response_url."""
     started = time.monotonic()
     cmd = parse_incident_command(command.get("text", ""))
+    after_ack: Callable[[], Awaitable[None]] | None = None
     if cmd.sub == "run":
-        text, in_channel = await _run_action(deps, cmd.args, command, client), False
+        (text, after_ack), in_channel = await _run_action(deps, cmd.args, command, client), False
     else:
         text, in_channel = await _run(deps, cmd, command)
     response_type = "in_channel" if in_channel else "ephemeral"
@@ -123,6 +125,8 @@ async def incident(
     await ack(text=text, response_type=response_type)  # committed: now the person may see it
     if time.monotonic() - started > ACK_BUDGET_S:
         await respond(text=text, response_type=response_type)
+    if after_ack is not None:  # a failure here is told to the person by the error handler
+        await after_ack()
 
 
 async def _run(deps: Deps, cmd: IncidentCommand, c: dict[str, Any]) -> tuple[str, bool]:
@@ -192,12 +196,16 @@ async def _run(deps: Deps, cmd: IncidentCommand, c: dict[str, Any]) -> tuple[str
     return await _personal(deps, cmd, team=team, user=user, channel=channel), False
 
 
-async def _run_action(deps: Deps, args: str, c: dict[str, Any], client: AsyncWebClient) -> str:
-    """`/incident run <action> key=value …`: open a guarded request; its message (with Approve
-    and Deny) goes to the channel, the confirmation to the requester. One request per command
-    invocation (its trigger_id), so a replayed delivery opens nothing new."""
+async def _run_action(
+    deps: Deps, args: str, c: dict[str, Any], client: AsyncWebClient
+) -> tuple[str, Callable[[], Awaitable[None]] | None]:
+    """`/incident run <action> key=value …`: open a guarded request; the confirmation to the
+    requester, then what runs after the ack: its message (with Approve and Deny) to the
+    channel. The request is committed before the ack; posting (paced per channel, so it may
+    wait) must not hold the ack. One request per command invocation (its trigger_id), so a
+    replayed delivery opens nothing new."""
     if not deps.guarded.catalogue.actions:
-        return messages.GUARDED_NO_CATALOGUE
+        return messages.GUARDED_NO_CATALOGUE, None
     team, user, channel = c["team_id"], c["user_id"], c["channel_id"]
     action, params = parse_run(args, deps.guarded.catalogue)
     inc = await _incident_here(deps, team, channel)
@@ -211,13 +219,18 @@ async def _run_action(deps: Deps, args: str, c: dict[str, Any], client: AsyncWeb
         user_id=user, source="/incident run",
     )  # fmt: skip
     if not created:
-        return messages.GUARDED_DUPLICATE_REQUEST.format(id=request.id)
-    await thread.post(deps, client, request)
-    await thread.remember(
-        deps, request, f"Requested {thread.describe(request)} (risk {request.risk}, "
-        f"{request.approvals_needed} approval(s) needed).", user_id=user,
-    )  # fmt: skip
-    return messages.GUARDED_REQUESTED_EPHEMERAL.format(id=request.id, action=action.name)
+        return messages.GUARDED_DUPLICATE_REQUEST.format(id=request.id), None
+
+    async def post_request() -> None:
+        await thread.post(deps, client, request)
+        await thread.remember(
+            deps, request, f"Requested {thread.describe(request)} (risk {request.risk}, "
+            f"{request.approvals_needed} approval(s) needed).", user_id=user,
+        )  # fmt: skip
+
+    return messages.GUARDED_REQUESTED_EPHEMERAL.format(id=request.id, action=action.name), (
+        post_request
+    )
 
 
 def recall_lines(items: list[RecallItem], *, here: str | None) -> str:

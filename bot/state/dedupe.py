@@ -40,9 +40,9 @@ class Dedupe:
         """
         if event_id in self._recent:
             return False
-        self._recent[event_id] = None
+        self._recent[event_id] = None  # pragma: no mutate  (a set: the value is never read)
         if len(self._recent) > RECENT_EVENT_IDS:
-            self._recent.popitem(last=False)
+            self._recent.popitem(last=False)  # pragma: no mutate  (last=None is last=False)
         if await store.event_seen(self._db, event_id):
             return False
         task = asyncio.create_task(self._persist(event_id))

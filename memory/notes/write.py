@@ -50,10 +50,11 @@ async def write_notes(
     `context_later`: leave the neighbours' context to `apply_pending_context` (each note's own
     context, read from the notes before it, is still written here)."""
     vectors = VectorTable.of("note", embedder) if embedder is not None else None
-    ids: list[int] = []
-    seen_incidents: set[tuple[str, str]] = set()
-    seen_authors: set[str] = set()
-    async with db.transaction() as tx:
+
+    async def body(tx: Tx) -> list[int]:
+        ids: list[int] = []
+        seen_incidents: set[tuple[str, str]] = set()
+        seen_authors: set[str] = set()
         for row in rows:
             ctx = row.ctx
             if row.incident_id and (ctx.team_id, row.incident_id) not in seen_incidents:
@@ -88,7 +89,11 @@ async def write_notes(
                 for nid, row in zip(ids, rows, strict=True)
             ],
         )
-    return ids
+        return ids
+
+    # Every await in the body is on its Tx, so it runs whole on the writer's thread: a note
+    # someone waits on holds the write lock for its statements only (bench.ack).
+    return await db.run_transaction(body)
 
 
 async def _require_incident(tx: Tx, ctx: WriteContext, incident_id: str) -> None:

@@ -11,10 +11,18 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import (
+    AsyncIterator,
+    Callable,
+    Coroutine,
+    Iterable,
+    Iterator,
+    Mapping,
+    Sequence,
+)
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, Protocol, cast
+from typing import Any, Protocol, TypeVar, cast
 
 import aiosqlite
 import sqlean
@@ -37,6 +45,7 @@ class Row(Protocol):
 
 
 Params = Sequence[Any] | Mapping[str, Any]
+T = TypeVar("T")
 DriverError = sqlean.Error
 IntegrityError = sqlean.IntegrityError
 
@@ -113,6 +122,69 @@ class Tx:
         return rows[0] if rows else None
 
 
+class _InlineTx(Tx):
+    """A Tx that runs each statement directly on the driver connection, for a transaction body
+    that already runs on the writer's thread (`Database.run_transaction`)."""
+
+    def __init__(self, conn: sqlean.Connection) -> None:
+        self._raw = conn
+
+    async def execute(self, sql: str, params: Params = ()) -> int:
+        cur = self._raw.execute(sql, params)
+        rowid = cur.lastrowid or 0
+        cur.close()
+        return rowid
+
+    async def execute_rowcount(self, sql: str, params: Params = ()) -> int:
+        cur = self._raw.execute(sql, params)
+        count = cur.rowcount
+        cur.close()
+        return count
+
+    async def executemany(self, sql: str, rows: Iterable[Params]) -> None:
+        self._raw.executemany(sql, rows).close()
+
+    async def fetchall(self, sql: str, params: Params = ()) -> list[Row]:
+        return cast("list[Row]", self._raw.execute(sql, params).fetchall())
+
+
+def _drive(coro: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine that never suspends to its end, synchronously."""
+    try:
+        coro.send(None)
+    except StopIteration as done:
+        return cast("T", done.value)
+    coro.close()
+    raise RuntimeError("a run_transaction body awaited something other than its Tx")
+
+
+def _run_group(
+    conn: sqlean.Connection, bodies: Sequence[Callable[[Tx], Coroutine[Any, Any, Any]]]
+) -> list[tuple[bool, Any]]:
+    """One transaction on the writer's thread: each body inside its own SAVEPOINT (a body that
+    raises is rolled back alone), then COMMIT; (ok, result or exception) per body, in order."""
+    conn.execute("BEGIN IMMEDIATE")
+    outcomes: list[tuple[bool, Any]] = []
+    try:
+        for body in bodies:
+            conn.execute("SAVEPOINT body")
+            try:
+                value = _drive(body(_InlineTx(conn)))
+            except Exception as exc:
+                conn.execute("ROLLBACK TO body")
+                conn.execute("RELEASE body")
+                outcomes.append((False, exc))
+            else:
+                conn.execute("RELEASE body")
+                outcomes.append((True, value))
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    return outcomes
+
+
 class Database:
     """An opened, migrated opsmemory database file."""
 
@@ -124,6 +196,9 @@ class Database:
         self._readers = readers
         self._next_reader = itertools.cycle(range(len(readers)))
         self._write_lock = asyncio.Lock()
+        self._queued: list[tuple[Callable[[Tx], Coroutine[Any, Any, Any]], asyncio.Future[Any]]]
+        self._queued = []
+        self._committer: asyncio.Task[None] | None = None
 
     @classmethod
     async def open(cls, path: Path, *, readers: int = 2, migrate: bool = True) -> Database:
@@ -148,6 +223,8 @@ class Database:
         return db
 
     async def close(self) -> None:
+        if self._committer is not None:  # queued bodies are committed (or refused) first
+            await asyncio.gather(self._committer, return_exceptions=True)
         for conn in [self._writer, *self._readers]:
             await conn.close()
 
@@ -186,6 +263,51 @@ class Database:
                 raise
             else:
                 await self._writer.execute("COMMIT")
+
+    async def run_transaction(self, body: Callable[[Tx], Coroutine[Any, Any, T]]) -> T:
+        """Like `transaction()`, for a hot write someone waits on (a note before its ack): the
+        body runs on the writer's thread in one hand-off instead of one per statement, and
+        bodies that arrive while the writer is busy are committed together in the next
+        transaction, each in its own SAVEPOINT. A body that raises is rolled back alone and
+        its caller gets the error; every other caller gets its result only after the COMMIT.
+
+        `body` may await only its Tx (store functions that take a Tx); anything else that would
+        suspend (an embedder, a lock, a sleep) raises RuntimeError and that body rolls back.
+        """
+        done: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        self._queued.append((body, done))
+        if self._committer is None or self._committer.done():
+            self._committer = asyncio.create_task(self._commit_queued())
+        return await done
+
+    async def _commit_queued(self) -> None:
+        """Commit what is queued, one transaction per turn, until nothing is."""
+        while self._queued:
+            batch, self._queued = self._queued, []
+            try:
+                async with self._write_lock:
+                    # aiosqlite has no public "run this on the connection's thread"; this is it.
+                    outcomes = await self._writer._execute(
+                        _run_group, self._writer._conn, [body for body, _ in batch]
+                    )
+            except BaseException as exc:  # BEGIN or COMMIT failed: none of the batch is stored
+                for _, done in batch:
+                    if done.done():
+                        continue
+                    if isinstance(exc, asyncio.CancelledError):
+                        done.cancel()
+                    else:
+                        done.set_exception(exc)
+                if not isinstance(exc, Exception):
+                    raise
+                continue
+            for (_, done), (ok, value) in zip(batch, outcomes, strict=True):
+                if done.done():  # its caller was cancelled; the write stands, as with commit
+                    continue
+                if ok:
+                    done.set_result(value)
+                else:
+                    done.set_exception(value)
 
     async def execute(self, sql: str, params: Params = ()) -> int:
         """One write statement in its own transaction; returns lastrowid."""

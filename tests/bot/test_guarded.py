@@ -373,3 +373,35 @@ actions:
     unreachable = AsyncWebClient(token="xoxb-test", base_url="http://127.0.0.1:9/", timeout=2)
     directory = ApproverDirectory(unreachable, frozenset())
     assert await directory.allowed(action, fresh=True) == frozenset({"U0BOSS"})
+
+
+async def test_the_expiry_job_expires_only_undecided_requests_past_their_time_once(
+    db: Database, redactor: Redactor, clock: FakeClock, tmp_path: Path, counter: Path
+) -> None:
+    """`expire_due` (the scheduler's expiry job) on its own: a request still waiting at its
+    expiry moves to expired, audited once; a younger one and an approved one are left alone;
+    a second run finds nothing; the expired request can no longer be approved."""
+    g = guarded(db, write_catalogue(tmp_path, counter, approvals=2), redactor, clock)
+    due = await request(g, click="old")
+    approved = await request(g, click="approved")
+    assert (await approve(g, approved)).event == "approved"  # one of two: still 'requested'
+    decided = await request(g, click="decided")
+    assert (await approve(g, decided, BOSS)).request.state == "requested"
+    assert (await approve(g, decided, OTHER_BOSS)).request.state == "approved"
+    clock.advance(minutes=15)
+    young = await request(g, click="young")
+    assert await g.expire_due() == []  # nothing is due yet
+    clock.advance(minutes=15)  # exactly the 30 min ttl of the first three
+    expired = await g.expire_due()
+    assert sorted(r.id for r in expired) == sorted([due, approved])
+    assert all(r.state == "expired" for r in expired)
+    assert (await g.get(decided)).state == "approved"  # decided: its run re-checks expiry
+    assert (await g.get(young)).state == "requested"
+    assert await g.expire_due() == []  # a second run expires nothing again
+    rows = await db.fetchall(
+        "SELECT request_id FROM guarded_audit WHERE event = 'expired' ORDER BY request_id"
+    )
+    assert [r[0] for r in rows] == sorted([due, approved])
+    result = await approve(g, due, OTHER_BOSS)  # already closed by the job
+    assert (result.event, result.request.state, result.run) == ("closed", "expired", False)
+    assert runs(counter) == 0

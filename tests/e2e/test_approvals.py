@@ -343,11 +343,29 @@ async def test_a_replayed_run_command_opens_one_request(
             json.loads((await d.send(body, content_type="application/x-www-form-urlencoded")).body)
             for _ in range(5)
         ]
+        await eventually(lambda: request_messages(slack) and bot.inflight.idle)
     assert "Requested #1" in replies[0]["text"]
     assert all("already made (request #1)" in r["text"] for r in replies[1:])
-    assert len(request_messages(slack)) == 1
+    assert len(request_messages(slack)) == 1  # every listener has finished: none posts later
     assert await bot.deps.db.fetchall("SELECT id FROM guarded_requests") != []
     assert len(await bot.deps.db.fetchall("SELECT id FROM guarded_requests")) == 1
+
+
+async def test_a_run_command_is_acknowledged_before_its_request_message_is_posted(
+    guarded_bot: Callable[..., Any], slack: FakeSlack
+) -> None:
+    """The request is committed, then acknowledged; posting its message (paced per channel)
+    comes after the ack, so a slow chat.postMessage never holds the requester's answer."""
+    bot = await guarded_bot()
+    gate = slack.hold("chat.postMessage")
+    async with SlackDriver(events_url(bot), SECRET, slack) as d:
+        r = await d.command(INCIDENT, ALICE, "run rollback service=checkout version=v1.4.2")
+        assert "Requested #1" in json.loads(r.body)["text"]
+        assert request_messages(slack) == []  # still held: the ack did not wait for it
+        assert len(await bot.deps.db.fetchall("SELECT id FROM guarded_requests")) == 1
+        gate.set()
+        await eventually(lambda: request_messages(slack))
+    assert len(request_messages(slack)) == 1
 
 
 async def test_deny_stops_the_request(

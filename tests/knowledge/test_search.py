@@ -202,6 +202,18 @@ async def test_an_abstention_reports_the_mode_and_a_citation_says_it_did_not_abs
     assert cited.abstained is False
 
 
+async def test_a_cited_answer_says_what_the_question_asks(
+    db: Database, corpus_dir: Path, onnx: OnnxMiniLmEmbedder
+) -> None:
+    """The result carries the question's intent (its sections of that kind come first); an
+    alert text asks nothing, so it carries none."""
+    k = Knowledge(db, corpus_dir, onnx)
+    asked = await k.search("disk filling up on db-3, how do I fix it?")
+    assert (asked.abstained, asked.intent) == (False, "fix")
+    alert = await k.search("disk filling up on db-3")
+    assert (alert.abstained, alert.intent) == (False, None)
+
+
 async def test_keyword_search_is_calibrated_with_the_keyword_confidence_model(
     db: Database, corpus_dir: Path
 ) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from memory.errors import StorageError
-from memory.store.db import Database
+from memory.store.db import Database, Tx
 
 
 async def test_every_connection_has_wal_foreign_keys_and_sqlite_vec(db: Database) -> None:
@@ -43,6 +43,90 @@ async def test_failed_write_rolls_back_every_statement(db: Database) -> None:
     # The writer is usable again afterwards.
     await db.execute("INSERT INTO meta (key, value) VALUES ('c', '3')")
     assert await db.scalar("SELECT value FROM meta WHERE key = 'c'") == "3"
+
+
+async def test_writer_thread_transaction_commits_all_or_nothing(db: Database) -> None:
+    """`run_transaction` (the whole body on the writer's thread) keeps `transaction()`'s
+    guarantees: a clean body commits every statement, a failing one none, and concurrent
+    callers are serialised with ordinary transactions."""
+
+    async def two(tx: Tx) -> int:
+        await tx.execute("INSERT INTO meta (key, value) VALUES ('a', '1')")
+        rowid = await tx.execute("INSERT INTO meta (key, value) VALUES ('b', '2')")
+        rows = await tx.fetchall("SELECT key FROM meta ORDER BY key")
+        assert [r["key"] for r in rows] == ["a", "b"]  # its own writes are visible inside
+        return rowid
+
+    assert await db.run_transaction(two) > 0
+    assert await db.scalar("SELECT count(*) FROM meta") == 2
+
+    async def fails(tx: Tx) -> None:
+        await tx.execute("INSERT INTO meta (key, value) VALUES ('c', '3')")
+        raise ValueError("boom after an insert")
+
+    with pytest.raises(ValueError):
+        await db.run_transaction(fails)
+    assert await db.scalar("SELECT count(*) FROM meta WHERE key = 'c'") == 0
+
+    async def one(i: int, tx: Tx) -> None:
+        await tx.execute("INSERT INTO meta (key, value) VALUES (?, 'v')", (f"k{i}",))
+
+    async def ordinary(i: int) -> None:
+        async with db.transaction() as tx:
+            await tx.execute("INSERT INTO meta (key, value) VALUES (?, 'v')", (f"o{i}",))
+            await asyncio.sleep(0)
+
+    await asyncio.gather(
+        *(db.run_transaction(lambda tx, i=i: one(i, tx)) for i in range(50)),
+        *(ordinary(i) for i in range(50)),
+    )
+    assert await db.scalar("SELECT count(*) FROM meta") == 102
+
+
+async def test_writer_thread_transaction_refuses_a_body_that_suspends(db: Database) -> None:
+    """A body awaiting anything but its Tx cannot run on the writer's thread: it is refused
+    and what it wrote before is rolled back, never half-committed."""
+
+    async def suspends(tx: Tx) -> None:
+        await tx.execute("INSERT INTO meta (key, value) VALUES ('x', '1')")
+        await asyncio.sleep(0)
+
+    with pytest.raises(RuntimeError, match="awaited something other than its Tx"):
+        await db.run_transaction(suspends)
+    assert await db.scalar("SELECT count(*) FROM meta") == 0
+    await db.execute("INSERT INTO meta (key, value) VALUES ('y', '2')")  # writer still usable
+    assert await db.scalar("SELECT value FROM meta WHERE key = 'y'") == "2"
+
+
+async def test_writes_queued_behind_a_busy_writer_commit_together_and_fail_alone(
+    db: Database,
+) -> None:
+    """Bodies that wait while the writer is busy share the next transaction (one BEGIN for
+    all), yet each is its own unit: the one that raises is rolled back and told, the others
+    are committed and get their results."""
+    began: list[str] = []
+    await db.trace(lambda sql: began.append(sql) if sql.startswith("BEGIN") else None)
+
+    async def put(key: str, tx: Tx) -> str:
+        await tx.execute("INSERT INTO meta (key, value) VALUES (?, 'v')", (key,))
+        if key == "bad":
+            raise ValueError("this one fails after its insert")
+        return key
+
+    try:
+        async with db.transaction():  # the writer is busy while the three are queued
+            waiting = [
+                asyncio.ensure_future(db.run_transaction(lambda tx, k=k: put(k, tx)))
+                for k in ("a", "bad", "b")
+            ]
+        results = await asyncio.gather(*waiting, return_exceptions=True)
+    finally:
+        await db.trace(None)
+    assert results[0] == "a" and results[2] == "b"
+    assert isinstance(results[1], ValueError)
+    keys = [r[0] for r in await db.fetchall("SELECT key FROM meta ORDER BY key")]
+    assert keys == ["a", "b"]
+    assert len(began) == 2  # the busy transaction's, then one for all three queued bodies
 
 
 async def test_second_process_connection_sees_committed_rows(tmp_path: Path) -> None:

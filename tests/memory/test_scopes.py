@@ -285,3 +285,40 @@ def test_channel_partitions_carry_the_team() -> None:
         for team in ("T1", "T2")
     }
     assert keys == {"c:T1:C8", "c:T2:C8"}
+
+
+async def test_a_guest_asking_in_a_channel_never_sees_their_private_channels_there(db) -> None:
+    """Others read an answer in a channel: a guest's private channels stay out of it, while
+    the channel asked in still shows."""
+    guest = Requester.limited("T1/U1", "T1", channel_id="C8", member_channel_ids=frozenset({"C9"}))
+    assert await visible(db, guest) == {"mine", "public_c8"}
+    assert "cp:T1:C9" not in visible_partitions(guest)
+    assert "c:T1:C8" in visible_partitions(guest)
+
+
+async def test_a_grid_full_member_sees_their_own_rows_from_another_workspace(db) -> None:
+    member = Requester.full_member("E5/W9", "T2", enterprise_id="E5")
+    assert {"grid_in_t1", "grid_in_t2"} <= await visible(db, member)
+    assert "u:E5/W9" in visible_partitions(member)
+
+
+def test_a_full_member_searches_the_public_channels_they_are_in_beside_the_listed_ones() -> None:
+    """The store's list of public channels with rows may lag a channel the asker is in; the
+    asker's own public channels are searched all the same."""
+    full = Requester.full_member("T1/U1", "T1", member_channel_ids=frozenset({"C5"}))
+    keys = visible_partitions(full, public_channel_ids=["C8"])
+    assert {"c:T1:C5", "c:T1:C8"} <= set(keys)
+
+
+def test_channel_scope_without_a_channel_has_no_partition() -> None:
+    """A channel row with no channel would share one partition across channels: refused."""
+    for missing in (None, ""):
+        with pytest.raises(InvalidScope) as refused:
+            partition_key_for(
+                scope="channel",
+                team_id="T1",
+                channel_id=missing,
+                channel_is_private=False,
+                owner_subject_id="T1/U1",
+            )
+        assert str(refused.value) == "Channel memory needs a channel."

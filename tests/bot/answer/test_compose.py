@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from bot.answer.compose import (
+    NOTHING_IN_MEMORY,
     Answering,
     AnsweringConfig,
     Question,
@@ -15,6 +16,7 @@ from bot.answer.compose import (
     ThreadKey,
     _budget,
     _proposals,
+    _summary,
     estimate_tokens,
 )
 from knowledge.search import Knowledge
@@ -32,6 +34,29 @@ def test_sources_beyond_the_token_budget_are_left_out_and_kept_ones_are_numbered
     assert [s.key for s in kept] == ["S1", "S2", "S3"]
     assert kept[0].label == "a › b"
     assert sum(estimate_tokens(s.label) + estimate_tokens(s.text) for s in kept) <= 1_300
+
+
+def test_the_summary_leads_with_the_top_runbook_then_the_first_memory_line_by_line() -> None:
+    """What a person reads first: the top runbook (label, citation, its text), then what the
+    most relevant memory says, its first sentence only, one part per line."""
+    runbook = Source("S1", "runbook", "deploy › Mitigation", "Roll back the deploy.")
+    first = Source("S2", "incident", "note by alice", "Pool exhausted again. Restarted it.")
+    second = Source("S3", "incident", "note by bob", "Unrelated older note.")
+    assert _summary([runbook], [first, second]).split("\n") == [
+        "*deploy › Mitigation* [S1]",
+        "Roll back the deploy.",
+        "Memory says [S2] (note by alice): Pool exhausted again.",
+    ]
+
+
+def test_a_summary_whose_top_runbook_is_only_see_also_points_to_it() -> None:
+    """When the budget kept only a close runbook, the summary says "See" it with its first
+    sentence instead of quoting it as the answer; no memory says so."""
+    see_also = Source("S1", "runbook", "see also disk-full › Steps", "Free space first. Then x.")
+    assert _summary([see_also], []).split("\n") == [
+        "See *see also disk-full › Steps* [S1]: Free space first.",
+        NOTHING_IN_MEMORY,
+    ]
 
 
 VOCABULARY = (

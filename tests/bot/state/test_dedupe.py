@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from datetime import timedelta
 from pathlib import Path
@@ -127,3 +128,35 @@ async def test_recording_an_answer_links_only_that_asking_message(db: Database) 
         ("T1", "C2", "1.0", None),
         ("T2", "C1", "1.0", None),
     ]
+
+
+async def test_finished_persists_leave_no_error_and_nothing_behind(db: Database) -> None:
+    """Each background persist cleans up after itself: no error reaches the event loop's
+    handler, and a later drain has nothing left to wait for."""
+    loop_errors: list[dict[str, object]] = []
+    loop = asyncio.get_running_loop()
+    loop.set_exception_handler(lambda _loop, ctx: loop_errors.append(ctx))
+    try:
+        dedupe = Dedupe(db)
+        for i in range(5):
+            assert await dedupe.claim_event(f"Ev{i}") is True
+        await dedupe.drain()  # a task's own done callbacks ran before drain's gather woke
+    finally:
+        loop.set_exception_handler(None)
+    assert loop_errors == []
+    assert await db.scalar("SELECT count(*) FROM bot_events") == 5
+
+
+async def test_drain_returns_even_when_a_persist_was_cancelled(db: Database) -> None:
+    """A stopping process may cancel background work; draining must still return (the claim
+    stays in memory) instead of raising into the shutdown."""
+    dedupe = Dedupe(db)
+    before = asyncio.all_tasks()
+    async with db.transaction():  # the persist waits on the write lock; cancelled, drained
+        assert await dedupe.claim_event("Ev1") is True
+        persists = asyncio.all_tasks() - before
+        assert persists
+        for task in persists:
+            task.cancel()
+        await dedupe.drain()
+    assert await dedupe.claim_event("Ev1") is False

@@ -104,3 +104,70 @@ async def test_forgetting_a_participant_closes_their_open_requests_first(db: Dat
     assert untouched is not None and untouched["state"] == "requested"
     events = [(r["request_id"], r["event"]) for r in await store.query_audit(db)]
     assert (asked, "expired") in events and (decided, "expired") in events
+
+
+async def test_requests_in_a_state_are_listed_in_the_order_they_were_made(db: Database) -> None:
+    """What recovery and the expiry job walk: every request in that state, oldest first."""
+    first, _ = await new_request(db, click="t1")
+    second, _ = await new_request(db, click="t2")
+    third, _ = await new_request(db, click="t3")
+    async with db.transaction() as tx:
+        assert await store.move(tx, second, from_state="requested", to_state="approved", at=AT)
+    assert await store.ids_in_state(db, "requested") == [first, third]
+    assert await store.ids_in_state(db, "approved") == [second]
+    assert await store.ids_in_state(db, "executing") == []
+
+
+async def test_a_request_message_is_recorded_once(db: Database) -> None:
+    """The first posted message is the request's; a replayed post never moves it."""
+    rid, _ = await new_request(db)
+    async with db.transaction() as tx:
+        await store.set_message(tx, rid, "1700000000.000100")
+        await store.set_message(tx, rid, "1700000000.000200")
+    row = await store.get_request(db, rid)
+    assert row is not None and row["message_ts"] == "1700000000.000100"
+
+
+async def test_forgetting_counts_every_row_renamed_and_says_why_requests_closed(
+    db: Database,
+) -> None:
+    """The count covers audit rows, decisions and requests; a request closed because its
+    participant was forgotten says so in its outcome."""
+    asked, _ = await new_request(db, click="t-asked")
+    theirs, _ = await new_request(db, click="t-theirs")
+    async with db.transaction() as tx:
+        await tx.execute("UPDATE guarded_requests SET requested_by = 'T1/U9' WHERE id = :id",
+                         {"id": theirs})  # fmt: skip
+        await store.add_decision(tx, theirs, approver="T1/U1", approver_user="U1",
+                                 verdict="approve", at=AT)  # fmt: skip
+        await store.write_audit(tx, at=AT, team_id="T1", channel_id="C1", incident_id="inc-1",
+                                request_id=asked, action="rollback", event="requested",
+                                actor="T1/U1")  # fmt: skip
+        changed = await store.pseudonymise_subject(tx, "T1/U1", "forgotten:abc", at=AT)
+    assert changed == 3  # one audit row, one decision, one request
+    for rid in (asked, theirs):
+        row = await store.get_request(db, rid)
+        assert row is not None
+        assert row["outcome"] == "closed: someone it named asked opsmemory to forget them"
+    decision = await db.fetchone(
+        "SELECT approver, approver_user FROM guarded_decisions WHERE request_id = :id",
+        {"id": theirs},
+    )
+    assert decision is not None and tuple(decision) == ("forgotten:abc", "forgotten:abc")
+
+
+async def test_audit_detail_is_stored_as_stable_json(db: Database) -> None:
+    """The same detail always reads the same in the audit trail (keys sorted), and a missing
+    one is an empty object, never null."""
+    rid, _ = await new_request(db)
+    async with db.transaction() as tx:
+        for detail in ({"reason": "x", "approvals": 2}, {"approvals": 2, "reason": "x"}, None):
+            await store.write_audit(tx, at=AT, team_id="T1", channel_id="C1", incident_id="inc-1",
+                                    request_id=rid, action="rollback", event="refused",
+                                    actor="T1/U2", detail=detail)  # fmt: skip
+    rows = await store.query_audit(db, actor="T1/U2")
+    assert [r["detail_json"] for r in rows] == [
+        '{"approvals": 2, "reason": "x"}',
+        '{"approvals": 2, "reason": "x"}',
+        "{}",
+    ]

@@ -10,7 +10,7 @@ import pytest
 
 from memory.scopes import Requester
 from memory.store.db import Database
-from memory.store.visibility import visibility_sql
+from memory.store.visibility import public_channels, visibility_sql
 from tests.memory.store.scoped_rows import scoped_rows_db, visible
 
 ROWS = [  # (name, scope, team, channel, private, owner)
@@ -66,3 +66,46 @@ def test_an_alias_that_is_not_a_plain_identifier_never_reaches_sql() -> None:
     with pytest.raises(ValueError) as refused:
         visibility_sql(Requester("T1/U1", "T1"), alias="r; DROP TABLE rows")
     assert str(refused.value) == "bad SQL alias 'r; DROP TABLE rows'"
+
+
+async def test_public_channels_lists_a_teams_public_channels_with_memory_only(
+    tmp_path: Path,
+) -> None:
+    """The public partitions a full member searches: public channels of their team that hold
+    notes or an incident; never a private channel, another team's channel (even one sharing
+    the prefix), and nothing at all for someone who does not see every public channel."""
+    db = await Database.open(tmp_path / "p.db")
+    try:
+        notes = [  # (team, channel, private, partition)
+            ("T1", "C1", 0, "c:T1:C1"),
+            ("T1", "C1", 0, "c:T1:C1"),
+            ("T1", "C2", 0, "c:T1:C2"),
+            ("T1", "G3", 1, "cp:T1:G3"),
+            ("T10", "C4", 0, "c:T10:C4"),  # "c:T1" is its prefix, not its team
+            ("T2", "C5", 0, "c:T2:C5"),
+            ("T1", None, 0, "u:T1/U1"),
+            ("T1", None, 0, "w:T1"),
+        ]
+        incidents = [("T1", "inc-1", 1, "C6", 0), ("T1", "inc-2", 2, "G7", 1)]
+        incidents += [("T2", "inc-1", 1, "C8", 0)]
+        async with db.transaction() as tx:
+            await tx.executemany(
+                "INSERT INTO memory_notes (team_id, scope, channel_id, channel_is_private,"
+                " owner_subject_id, partition_key, kind, text, created_at)"
+                " VALUES (?, 'channel', ?, ?, 'T1/U1', ?, 'note', 'x', '2026-01-01T00:00:00Z')",
+                notes,
+            )
+            await tx.executemany(
+                "INSERT INTO memory_incidents (team_id, id, number, channel_id,"
+                " channel_is_private, owner_subject_id, title, severity, status, opened_at)"
+                " VALUES (?, ?, ?, ?, ?, 'T1/U1', 't', 'sev3', 'open', '2026-01-01T00:00:00Z')",
+                incidents,
+            )
+        full = Requester.full_member("T1/U1", "T1")
+        assert sorted(await public_channels(db, full)) == ["C1", "C2", "C6"]
+        other_team = Requester.full_member("T2/U3", "T2")
+        assert sorted(await public_channels(db, other_team)) == ["C5", "C8"]
+        guest = Requester.limited("T1/U9", "T1", member_channel_ids=frozenset({"C1"}))
+        assert await public_channels(db, guest) == []
+    finally:
+        await db.close()

@@ -1,0 +1,42 @@
+"""bench.mutation's equivalence rule: only a change of SQL letter case SQLite cannot see is
+left out of the kill rate; anything SQLite or a person reads differently still counts."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench.mutation import sql_case_only
+
+
+def diff(old: str, new: str) -> str:
+    return f"--- a.py\n+++ a.py\n@@ -1 +1 @@\n-{old}\n+{new}\n"
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ('"SELECT id FROM t WHERE state = :state"', '"select id from t where state = :state"'),
+        ('"INSERT INTO t (a, b) VALUES (:a, :b)"', '"INSERT INTO T (A, B) VALUES (:a, :b)"'),
+        ("\"UPDATE t SET s = 'expired' \"", "\"update t set s = 'expired' \""),
+    ],
+)
+def test_keyword_and_identifier_case_is_equivalent(old: str, new: str) -> None:
+    assert sql_case_only(diff(old, new))
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("\"SET s = 'expired' \"", "\"SET S = 'EXPIRED' \""),  # a stored value changes
+        ('"WHERE state = :state"', '"WHERE STATE = :STATE"'),  # the parameter is unbound
+        ('"Saved your note."', '"SAVED YOUR NOTE."'),  # not SQL: a person reads it
+        ('"SELECT id FROM t"', '"SELECT id FROM u"'),  # not a case change
+        ('"SELECT id FROM t"', "None"),
+    ],
+)
+def test_anything_sqlite_or_a_person_reads_differently_still_counts(old: str, new: str) -> None:
+    assert not sql_case_only(diff(old, new))
+
+
+def test_a_mutant_that_removes_or_adds_lines_still_counts() -> None:
+    assert not sql_case_only('--- a\n+++ a\n@@ -1 +1 @@\n-"SELECT 1 FROM t"\n')
