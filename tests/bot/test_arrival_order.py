@@ -56,9 +56,9 @@ async def test_a_failed_or_skipped_message_lets_the_next_one_store() -> None:
 
 async def test_channels_do_not_wait_on_each_other() -> None:
     order = ArrivalOrder()
-    async with order.ticket("C1"):  # C1 busy: its first message still working
-        async with order.ticket("C2") as other:
-            await asyncio.wait_for(other.turn(), timeout=5)  # C2's first: its turn at once
+    # C1 busy (its first message still working); C2's first message has its turn at once.
+    async with order.ticket("C1"), order.ticket("C2") as other:
+        await asyncio.wait_for(other.turn(), timeout=5)
 
 
 @pytest.mark.parametrize("n", [5])
