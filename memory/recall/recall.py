@@ -51,7 +51,7 @@ class RecallConfig:
     keyword_weight: float = 1.0
     vector_weight: float = 0.5  # MiniLM alone is far weaker than BM25 with neighbour context
     rrf_k: float = 5.0  # small k keeps strong keyword top ranks on top
-    neighbour_share: float = 0.2  # of a hit's score lent to the notes just before and after it
+    neighbour_share: float = 0.1  # of a hit's score lent to the notes just before and after it
     date_boost: float = 3.0  # for notes written in a period the question names (1.0: off)
     overfetch: int = 50  # candidates per list, at least
     coarse: int = 200  # binary-code candidates (shared by the partitions searched) to rescore
@@ -61,7 +61,7 @@ class RecallConfig:
     here_boost: float = 1.5  # for notes of the channel the question is asked in
     supersede: SupersedeConfig = field(default_factory=SupersedeConfig)
     answer_types: frozenset[str] = frozenset({"person", "time", "quantity", "reason"})  # boosted
-    answer_type_boost: float = 2.0  # for notes holding the kind of answer asked for (1.0: off)
+    answer_type_boost: float = 2.5  # for notes holding the kind of answer asked for (1.0: off)
     correction_top: int = 5  # best items whose later corrections are pulled in beside them
     # Share of a corrected item's score its later correction gets (0: off). Off by default: on
     # LoCoMo chit-chat it lent to "corrections" that correct nothing (recall@5 -0.008).
