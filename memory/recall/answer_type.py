@@ -1,7 +1,8 @@
 """What kind of answer a question wants, and whether a note holds one.
 
 "Who owns it?" is answered by a note naming a person (or saying "I'll take it"); "when did it
-start?" by one with a time or date; "how many / what limit?" by one with a number. These are
+start?" by one with a time or date; "how many / what limit?" by one with a number; "why did
+it fail?" by one that explains (because, so, but not, instead). These are
 the classic answer types of question answering, read from the question's wh-word, and checked
 on a note with plain patterns; recall gives notes that hold the wanted type a small boost.
 """
@@ -13,7 +14,7 @@ import re
 from collections.abc import Iterable
 from typing import Literal
 
-AnswerType = Literal["person", "time", "quantity"]
+AnswerType = Literal["person", "time", "quantity", "reason"]
 
 _WANTS: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
     (
@@ -22,13 +23,27 @@ _WANTS: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
     ),
     (
         "time",
-        re.compile(r"^\s*(?:and\s+)?when\b|\bwhat time\b|\bhow long\b|\bwhat (?:day|date)\b", re.I),
+        re.compile(
+            r"^\s*(?:and\s+)?when\b|\bwhat time\b|\bhow (?:long|soon)\b|\bwhat (?:day|date)\b"
+            r"|\b(?:until|by|since) when\b|\bin what order\b|\bhow far apart\b"
+            r"|\b(?:which|what) (?:\w+ )?(?:came|happened|went|landed) (?:first|last)\b"
+            r"|\bwhich did (?:we|they|you) \w+ first\b",
+            re.I,
+        ),
     ),
     (
         "quantity",
         re.compile(
             r"\bhow (?:many|much|big|large|high|low|far)\b|\bwhat (?:is|was|were) the "
             r"(?:\w+ )?(?:limit|size|rate|number|count|value|percentage|threshold)\b",
+            re.I,
+        ),
+    ),
+    (
+        "reason",
+        re.compile(
+            r"^\s*(?:and\s+)?why\b|\bhow come\b|\bwhat (?:caused|made|broke)\b|\bwhy (?:did|do|does|"
+            r"didn|don|doesn|was|were|wasn|weren|is|isn|are|aren|could|couldn|would|wouldn|not)\b",
             re.I,
         ),
     ),
@@ -42,6 +57,15 @@ _TIME = re.compile(
     re.I,
 )
 _NUMBER = re.compile(r"\d")
+# Discourse markers of an explanation: cause ("because", "due to", "->"), consequence ("so",
+# "which means") and the contrast or negation an explanation of a failure turns on ("but",
+# "not", "instead", "only").
+_REASON = re.compile(
+    r"\b(?:because|since|so|due to|caus(?:e|ed|es|ing)|means?|meaning|turns? out|reason|"
+    r"that'?s why|which is why|only|never|can'?t|cannot|isn'?t|doesn'?t|didn'?t|won'?t|wasn'?t|"
+    r"not|no longer|instead|but)\b|->|\u2192",
+    re.I,
+)
 _FIRST_PERSON = re.compile(r"\b(?:i'?ll|i will|i'?m (?:taking|on)|mine|i can take|i own)\b", re.I)
 
 
@@ -59,6 +83,8 @@ def holds(kind: AnswerType, text: str, people: Iterable[str]) -> bool:
         return bool(_TIME.search(text))
     if kind == "quantity":
         return bool(_NUMBER.search(text))
+    if kind == "reason":
+        return bool(_REASON.search(text))
     if _FIRST_PERSON.search(text):
         return True
     lowered = text.lower()

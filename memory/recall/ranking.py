@@ -1,9 +1,11 @@
-"""Ranking pieces recall combines beside fusion: kind weights and recency decay."""
+"""Ranking pieces recall combines beside fusion: kind weights, recency decay, length prior."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+
+from memory.text import topic_terms
 
 DEFAULT_KIND_WEIGHTS: Mapping[str, float] = {
     "root_cause": 1.25,
@@ -24,3 +26,13 @@ def recency_factor(age_hours: float, *, half_life_hours: float | None, floor: fl
         return 1.0
     age = max(0.0, age_hours)
     return floor + (1.0 - floor) * math.pow(0.5, age / half_life_hours)
+
+
+def length_factor(text: str, *, cap: int, power: float) -> float:
+    """(min(content words, cap) / cap) ** power; 1.0 when off. A document prior: in chat the
+    short acknowledgements ("ack", "thanks, on it") outnumber the messages that carry facts,
+    and BM25's length normalisation favours them when they share a word with the question."""
+    if power <= 0 or cap <= 0:
+        return 1.0
+    words = len(topic_terms(text, max_terms=cap))
+    return (max(words, 1) / cap) ** power

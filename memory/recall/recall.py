@@ -23,7 +23,7 @@ from memory.recall.answer_type import holds, wanted
 from memory.recall.earlier import about_an_earlier_incident, asked_kind, topic_words
 from memory.recall.floor import FLOORS, Features, FloorConfig, coverage
 from memory.recall.keyword import KeywordConfig, keyword_candidates
-from memory.recall.ranking import DEFAULT_KIND_WEIGHTS, recency_factor
+from memory.recall.ranking import DEFAULT_KIND_WEIGHTS, length_factor, recency_factor
 from memory.recall.supersede import SupersedeConfig, corrects
 from memory.recall.time_hints import periods_in
 from memory.scopes import Requester, visible_partitions
@@ -52,7 +52,7 @@ class RecallConfig:
     keyword_weight: float = 1.0
     vector_weight: float = 0.5  # MiniLM alone is far weaker than BM25 with neighbour context
     rrf_k: float = 5.0  # small k keeps strong keyword top ranks on top
-    neighbour_share: float = 0.2  # of a hit's score lent to the notes just before and after it
+    neighbour_share: float = 0.1  # of a hit's score lent to the notes just before and after it
     date_boost: float = 3.0  # for notes written in a period the question names (1.0: off)
     overfetch: int = 50  # candidates per list, at least
     coarse: int = 200  # binary-code candidates (shared by the partitions searched) to rescore
@@ -61,12 +61,16 @@ class RecallConfig:
     candidates: int = 10  # ranked items the floor looks at
     here_boost: float = 1.5  # for notes of the channel the question is asked in
     supersede: SupersedeConfig = field(default_factory=SupersedeConfig)
-    answer_types: frozenset[str] = frozenset({"person", "time", "quantity"})  # boosted types
-    answer_type_boost: float = 2.0  # for notes holding the kind of answer asked for (1.0: off)
+    answer_types: frozenset[str] = frozenset({"person", "time", "quantity", "reason"})  # boosted
+    answer_type_boost: float = 2.5  # for notes holding the kind of answer asked for (1.0: off)
     correction_top: int = 5  # best items whose later corrections are pulled in beside them
     # Share of a corrected item's score its later correction gets (0: off). Off by default: on
     # LoCoMo chit-chat it lent to "corrections" that correct nothing (recall@5 -0.008).
     correction_share: float = 0.0
+    # Document length prior: score times (min(content words, length_cap) / length_cap) **
+    # length_prior (0: off). A bare "ack" or "lol" rarely answers anything.
+    length_prior: float = 0.5
+    length_cap: int = 16
 
 
 @dataclass(frozen=True)
@@ -174,6 +178,9 @@ class Recall:
                 * (self._config.answer_type_boost if typed else 1.0)
                 * (self._config.here_boost if row["channel_id"] == requester.channel_id else 1.0)
                 * self._config.kind_weights.get(row["kind"], 1.0)
+                * length_factor(
+                    row["text"], cap=self._config.length_cap, power=self._config.length_prior
+                )
                 * recency_factor(
                     (now - created).total_seconds() / 3600,
                     half_life_hours=self._config.half_life_hours,
@@ -295,11 +302,15 @@ class Recall:
                     out.append(item)
                 continue
             fix_id = int(fix["id"])
-            if fix_id not in {o.id for o in out}:
+            placed = next((i for i, o in enumerate(out) if o.id == fix_id), None)
+            if placed is None:
                 correction = next((it for it in items if it.id == fix_id), None)
                 if correction is None:
                     correction = _item(fix, parse_iso(fix["created_at"]), item.score, 0.0)
                 out.append(replace(correction, corrects=item.id, relevance=item.relevance))
+            elif out[placed].corrects is None:
+                # The correction ranked above what it corrects: it already leads; say what it fixes.
+                out[placed] = replace(out[placed], corrects=item.id)
             out.append(replace(item, superseded_by=fix_id))
         return out
 

@@ -11,7 +11,7 @@ from memory.controls.controls import Controls
 from memory.errors import EmptyText, NoteTooLong, OnlySecrets, RedactionFailed, UnknownIncident
 from memory.incidents import Incidents
 from memory.notes.notes import NoteDraft, NotePolicy, Notes
-from memory.recall.recall import Recall
+from memory.recall.recall import Recall, RecallConfig
 from memory.scopes import Requester, WriteContext
 from memory.store.db import Database
 from memory.subjects import Author, SlackIdentity
@@ -148,9 +148,11 @@ async def test_a_reply_vector_carries_the_message_it_answers(db, redactor, embed
         ]
     )
     asker = Requester("T1/U1", "T1", channel_id="C1")
-    hits = await Recall(db, embedder).recall(asker, "redis failover", k=2, mode="semantic")
+    # Vectors only: no length prior, which would put the bare "yes, do it now" last on purpose.
+    vectors = Recall(db, embedder, RecallConfig(length_prior=0.0))
+    hits = await vectors.recall(asker, "redis failover", k=2, mode="semantic")
     assert [h.text for h in hits] == ["should we fail over the redis cluster?", "yes, do it now"]
-    (top,) = await Recall(db, embedder).recall(asker, "pizza for lunch", k=1, mode="semantic")
+    (top,) = await vectors.recall(asker, "pizza for lunch", k=1, mode="semantic")
     assert top.text == "lunch order for the war room is pizza"
 
 

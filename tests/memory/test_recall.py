@@ -143,8 +143,11 @@ async def test_query_of_only_stop_words_returns_nothing_in_keyword_mode(db, reda
 
 
 def _few_common(**overrides) -> RecallConfig:
-    """A keyword config whose limits a handful of notes can reach (the defaults need 5,000)."""
-    return RecallConfig(keyword=KeywordConfig(**{"common_df": 3, "df_window": 50, **overrides}))
+    """A keyword config whose limits a handful of notes can reach (the defaults need 5,000);
+    no length prior, so the order is BM25's over these near-equal one-line notes."""
+    return RecallConfig(
+        keyword=KeywordConfig(**{"common_df": 3, "df_window": 50, **overrides}), length_prior=0.0
+    )
 
 
 async def test_common_query_terms_are_pruned_but_rare_ones_still_find_the_note(
@@ -373,3 +376,40 @@ async def test_last_times_action_items_are_found(db, redactor, embedder):
     recall, asker = await _two_earlier_incidents(db, redactor, embedder)
     items = await recall.relevant(asker, "what were the action items on the resolver last time?")
     assert items and items[0].text == "AI: Bob owns the resolver dashboard"
+
+
+async def test_a_why_question_prefers_the_note_that_explains(db, redactor, embedder):
+    notes = Notes(db, redactor, embedder)
+    await notes.save(ctx("C1", author=ALICE), "doubled the worker memory limit to 4Gi")
+    await notes.save(ctx("C1", author=BOB), "memory limit doubled, but the leak just grew slower")
+    asker = Requester("T1/U2", "T1", channel_id="C1")
+    question = "why did doubling the worker memory limit not help?"
+    why = await Recall(db, embedder).recall(asker, question, mode="keyword")
+    assert why[0].text.startswith("memory limit doubled, but")
+    plain = await Recall(db, embedder, RecallConfig(answer_type_boost=1.0)).recall(
+        asker, question, mode="keyword"
+    )
+    assert why[0].score / why[1].score > plain[0].score / plain[1].score
+
+
+async def test_a_bare_acknowledgement_ranks_below_a_message_with_content(db, redactor, embedder):
+    notes = Notes(db, redactor, embedder)
+    await notes.save(ctx("C1", author=ALICE), "checkout errors again?")
+    await notes.save(ctx("C1", author=BOB), "checkout errors came from the payment gateway timeout")
+    asker = Requester("T1/U3", "T1", channel_id="C1")
+    off = RecallConfig(length_prior=0.0, neighbour_share=0.0)
+    on = RecallConfig(length_prior=1.0, length_cap=8, neighbour_share=0.0)
+    flat = await Recall(db, embedder, off).recall(asker, "checkout errors", mode="keyword")
+    prior = await Recall(db, embedder, on).recall(asker, "checkout errors", mode="keyword")
+    assert flat[0].text == "checkout errors again?"  # BM25 alone favours the short one
+    assert prior[0].text.startswith("checkout errors came from")
+
+
+def test_length_factor_grows_with_content_words_up_to_the_cap():
+    from memory.recall.ranking import length_factor
+
+    assert length_factor("ack", cap=8, power=0.0) == 1.0
+    short = length_factor("ack, on it", cap=8, power=1.0)
+    longer = length_factor("pool exhausted by recon worker sessions", cap=8, power=1.0)
+    capped = length_factor(" ".join(f"word{i}" for i in range(30)), cap=8, power=1.0)
+    assert short < longer < capped == 1.0
