@@ -45,7 +45,7 @@ async def test_channel_name_pattern_registers_the_incident_once(db, redactor) ->
     found = await incidents.recognise_channel("T1", "C5", "inc-77-payments-down", False)
     again = await incidents.recognise_channel("T1", "C5", "inc-77-payments-down", False)
     assert found is not None and again is not None
-    assert (found.id, again.id, found.title) == ("inc-77", "inc-77", "77 payments down")
+    assert (found.id, again.id, found.title) == ("inc-77", "inc-77", "payments down")
 
 
 async def test_resolving_stamps_the_time(db, redactor) -> None:
