@@ -7,6 +7,7 @@ bot on a throwaway data directory, runs it, and prints the figures (JSON last wi
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 import tempfile
@@ -54,6 +55,7 @@ async def run_eval_slack(args: argparse.Namespace, settings: Settings) -> int:
     from bot.settings import Settings as Built
     from bot.standin import FakeSlack, SlackDriver
     from evals.slack_replay import SlackReplay
+    from memory.embedding.embedder import build_embedder
 
     slack = FakeSlack()
     await slack.start()
@@ -80,6 +82,17 @@ async def run_eval_slack(args: argparse.Namespace, settings: Settings) -> int:
                     progress=lambda msg: print(msg, file=sys.stderr, flush=True),
                 )
                 report = await replay.run(args.threads, limit=args.limit_conversations)
+            embedder = build_embedder(
+                settings.embedder,
+                ollama_host=None,
+                ollama_model=settings.ollama_embed_model,
+                timeout_s=settings.ollama_timeout_s,
+            )  # not loaded: only its name and weights digest are read
+            provenance = {
+                "embedder": embedder.name if embedder else "none",
+                "embedder_digest": embedder.digest if embedder else None,
+                "threads_sha256": hashlib.sha256(args.threads.read_bytes()).hexdigest(),
+            }
         finally:
             await runtime.stop()
             await slack.stop()
@@ -103,5 +116,5 @@ async def run_eval_slack(args: argparse.Namespace, settings: Settings) -> int:
                 }
                 out.write(json.dumps(row) + "\n")
     if args.json:
-        print(json.dumps(report.as_json()))
+        print(json.dumps({**report.as_json(), **provenance}))
     return 0

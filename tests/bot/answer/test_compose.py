@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from bot.answer import messages
 from bot.answer.compose import (
-    NOTHING_IN_MEMORY,
     Answering,
     AnsweringConfig,
     Question,
@@ -55,7 +55,7 @@ def test_a_summary_whose_top_runbook_is_only_see_also_points_to_it() -> None:
     see_also = Source("S1", "runbook", "see also disk-full › Steps", "Free space first. Then x.")
     assert _summary([see_also], []).split("\n") == [
         "See *see also disk-full › Steps* [S1]: Free space first.",
-        NOTHING_IN_MEMORY,
+        messages.NOTHING_IN_MEMORY_HERE,
     ]
 
 
