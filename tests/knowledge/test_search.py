@@ -206,11 +206,15 @@ async def test_a_cited_answer_says_what_the_question_asks(
     db: Database, corpus_dir: Path, onnx: OnnxMiniLmEmbedder
 ) -> None:
     """The result carries the question's intent (its sections of that kind come first); an
-    alert text asks nothing, so it carries none."""
+    alert text (summary and description, as an alert manager sends it) asks nothing, so it
+    carries none."""
     k = Knowledge(db, corpus_dir, onnx)
     asked = await k.search("disk filling up on db-3, how do I fix it?")
     assert (asked.abstained, asked.intent) == (False, "fix")
-    alert = await k.search("disk filling up on db-3")
+    alert = await k.search(
+        "Disk filling up on db-3. Filesystem /var/lib/postgresql is predicted to run out of"
+        " space within 24 hours."
+    )
     assert (alert.abstained, alert.intent) == (False, None)
 
 
