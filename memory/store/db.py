@@ -223,8 +223,12 @@ class Database:
         return db
 
     async def close(self) -> None:
-        if self._committer is not None:  # queued bodies are committed (or refused) first
-            await asyncio.gather(self._committer, return_exceptions=True)
+        # Queued bodies are committed (or refused) first; a cancelled close leaves the committer
+        # running (shielded), so no caller is stranded on connections closed under it.
+        while self._queued or (self._committer is not None and not self._committer.done()):
+            if self._committer is None or self._committer.done():
+                self._committer = asyncio.create_task(self._commit_queued())
+            await asyncio.gather(asyncio.shield(self._committer), return_exceptions=True)
         for conn in [self._writer, *self._readers]:
             await conn.close()
 
@@ -286,6 +290,10 @@ class Database:
             batch, self._queued = self._queued, []
             try:
                 async with self._write_lock:
+                    # A caller cancelled while queued was told nothing was stored: keep it so.
+                    batch = [(body, done) for body, done in batch if not done.done()]
+                    if not batch:
+                        continue
                     # aiosqlite has no public "run this on the connection's thread"; this is it.
                     outcomes = await self._writer._execute(
                         _run_group, self._writer._conn, [body for body, _ in batch]
@@ -299,6 +307,12 @@ class Database:
                     else:
                         done.set_exception(exc)
                 if not isinstance(exc, Exception):
+                    # The committer itself was cancelled: what is still queued is not stored,
+                    # and its callers hear so instead of waiting for a committer that is gone.
+                    queued, self._queued = self._queued, []
+                    for _, done in queued:
+                        if not done.done():
+                            done.cancel()
                     raise
                 continue
             for (_, done), (ok, value) in zip(batch, outcomes, strict=True):

@@ -129,6 +129,44 @@ async def test_writes_queued_behind_a_busy_writer_commit_together_and_fail_alone
     assert len(began) == 2  # the busy transaction's, then one for all three queued bodies
 
 
+async def test_a_write_cancelled_while_queued_is_not_stored(db: Database) -> None:
+    """A caller cancelled before its body ran (a listener cancelled at shutdown) heard nothing
+    was stored; committing it anyway would store a note its author retypes."""
+
+    async def put(key: str, tx: Tx) -> str:
+        await tx.execute("INSERT INTO meta (key, value) VALUES (?, 'v')", (key,))
+        return key
+
+    async with db.transaction():  # the writer is busy while both are queued
+        gone = asyncio.ensure_future(db.run_transaction(lambda tx: put("gone", tx)))
+        kept = asyncio.ensure_future(db.run_transaction(lambda tx: put("kept", tx)))
+        await asyncio.sleep(0)  # both are queued behind the busy writer
+        gone.cancel()
+    assert await kept == "kept"
+    assert gone.cancelled()
+    keys = [r[0] for r in await db.fetchall("SELECT key FROM meta WHERE key IN ('gone', 'kept')")]
+    assert keys == ["kept"]
+
+
+async def test_close_commits_what_is_queued_first(tmp_path: Path) -> None:
+    database = await Database.open(tmp_path / "x.db")
+
+    async def put(key: str, tx: Tx) -> str:
+        await tx.execute("INSERT INTO meta (key, value) VALUES (?, 'v')", (key,))
+        return key
+
+    queued = [asyncio.ensure_future(database.run_transaction(lambda tx, k=k: put(k, tx)))
+              for k in ("x", "y")]  # fmt: skip
+    await asyncio.sleep(0)
+    await database.close()
+    assert [q.result() for q in queued] == ["x", "y"]
+    again = await Database.open(tmp_path / "x.db")
+    try:
+        assert await again.scalar("SELECT count(*) FROM meta WHERE key IN ('x', 'y')") == 2
+    finally:
+        await again.close()
+
+
 async def test_second_process_connection_sees_committed_rows(tmp_path: Path) -> None:
     first = await Database.open(tmp_path / "x.db")
     second = await Database.open(tmp_path / "x.db")
