@@ -28,6 +28,13 @@ def recency_factor(age_hours: float, *, half_life_hours: float | None, floor: fl
     return floor + (1.0 - floor) * math.pow(0.5, age / half_life_hours)
 
 
+# Kinds that state something (not plain talk): the length prior never demotes them, since
+# "root cause: expired cert" is worth its few words.
+STATEMENT_KINDS = frozenset(
+    {"decision", "root_cause", "action", "mitigation", "correction", "status"}
+)
+
+
 def length_factor(text: str, *, cap: int, power: float) -> float:
     """(min(content words, cap) / cap) ** power; 1.0 when off. A document prior: in chat the
     short acknowledgements ("ack", "thanks, on it") outnumber the messages that carry facts,

@@ -23,7 +23,12 @@ from memory.recall.answer_type import holds, wanted
 from memory.recall.earlier import about_an_earlier_incident, asked_kind, topic_words
 from memory.recall.floor import FLOORS, Features, FloorConfig, coverage
 from memory.recall.keyword import KeywordConfig, keyword_candidates
-from memory.recall.ranking import DEFAULT_KIND_WEIGHTS, length_factor, recency_factor
+from memory.recall.ranking import (
+    DEFAULT_KIND_WEIGHTS,
+    STATEMENT_KINDS,
+    length_factor,
+    recency_factor,
+)
 from memory.recall.supersede import SupersedeConfig, corrects
 from memory.recall.time_hints import periods_in
 from memory.scopes import Requester, visible_partitions
@@ -178,8 +183,13 @@ class Recall:
                 * (self._config.answer_type_boost if typed else 1.0)
                 * (self._config.here_boost if row["channel_id"] == requester.channel_id else 1.0)
                 * self._config.kind_weights.get(row["kind"], 1.0)
-                * length_factor(
-                    row["text"], cap=self._config.length_cap, power=self._config.length_prior
+                # A statement (decision, root cause, action…) is worth its words however few.
+                * (
+                    1.0
+                    if row["kind"] in STATEMENT_KINDS
+                    else length_factor(
+                        row["text"], cap=self._config.length_cap, power=self._config.length_prior
+                    )
                 )
                 * recency_factor(
                     (now - created).total_seconds() / 3600,

@@ -413,3 +413,17 @@ def test_length_factor_grows_with_content_words_up_to_the_cap():
     longer = length_factor("pool exhausted by recon worker sessions", cap=8, power=1.0)
     capped = length_factor(" ".join(f"word{i}" for i in range(30)), cap=8, power=1.0)
     assert short < longer < capped == 1.0
+
+
+async def test_the_length_prior_never_demotes_a_short_statement(db, redactor, embedder):
+    """ "root cause: expired cert" is worth its few words; only plain talk is held to length."""
+    notes = Notes(db, redactor, embedder)
+    await notes.save(ctx("C1", author=ALICE), "expired cert on lb-7", kind="root_cause")
+    await notes.save(ctx("C1", author=BOB), "expired cert on lb-7")
+    asker = Requester("T1/U3", "T1", channel_id="C1")
+    on = RecallConfig(length_prior=1.0, length_cap=16, neighbour_share=0.0)
+    off = RecallConfig(length_prior=0.0, neighbour_share=0.0)
+    scored = {i.kind: i.score for i in await Recall(db, embedder, on).recall(asker, "expired cert")}
+    flat = {i.kind: i.score for i in await Recall(db, embedder, off).recall(asker, "expired cert")}
+    assert scored["root_cause"] == pytest.approx(flat["root_cause"])
+    assert scored["note"] < flat["note"]
