@@ -131,6 +131,11 @@ def classify(text: str, *, author: str | None = None) -> Statement:
     return Statement(kind, flat, owner)
 
 
+def names_an_owner(text: str) -> bool:
+    """Whether the text says who owns something ("Dan owns the CI check", "I'll take it")."""
+    return _OWNER.search(text) is not None
+
+
 def strip_label(text: str) -> str:
     """`text` without a leading "decision:"-style label (repeated labels too)."""
     flat = text.strip()

@@ -228,7 +228,14 @@ class Recall:
                         it.score * self._config.correction_share
                         for it in mine
                         if it.kind != "correction"
-                        and corrects(it.text, it.id, row["text"], fix_id, self._config.supersede)
+                        and corrects(
+                            it.text,
+                            it.id,
+                            row["text"],
+                            fix_id,
+                            self._config.supersede,
+                            earlier_kind=it.kind,
+                        )
                     ),
                     default=0.0,
                 )
@@ -304,7 +311,14 @@ class Recall:
                 fixes = [
                     r
                     for r in rows
-                    if corrects(item.text, item.id, r["text"], int(r["id"]), self._config.supersede)
+                    if corrects(
+                        item.text,
+                        item.id,
+                        r["text"],
+                        int(r["id"]),
+                        self._config.supersede,
+                        earlier_kind=item.kind,
+                    )
                 ]
                 fix = fixes[-1] if fixes else None  # the latest word on it wins
             if fix is None:
@@ -443,7 +457,13 @@ class Recall:
                     r
                     for r in rows  # newest first
                     if r["kind"] == "correction"
-                    and corrects(row["text"], int(row["id"]), r["text"], int(r["id"]))
+                    and corrects(
+                        row["text"],
+                        int(row["id"]),
+                        r["text"],
+                        int(r["id"]),
+                        earlier_kind=row["kind"],
+                    )
                 ),
                 None,
             )

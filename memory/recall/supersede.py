@@ -5,13 +5,15 @@ Hamid" corrects "AI-1: Hamid owns it". A correction (a note of kind `correction`
 `memory.episodes.statements`) said later in the same channel corrects an earlier item when they
 share a topic word and the correction came soon after, or share `shared_words` of them however
 late it came. Words that only say "this is a correction", numbers, and words that only say when
-("Tuesday", "March") never count as shared.
+("Tuesday", "March") never count as shared; a correction naming a new owner corrects only action
+items (and plain notes).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from memory.episodes.statements import names_an_owner
 from memory.text import stems
 
 # Said by corrections in general, so sharing them says nothing about the subject.
@@ -45,9 +47,19 @@ def corrects(
     correction_text: str,
     correction_id: int,
     config: SupersedeConfig = SupersedeConfig(),
+    *,
+    earlier_kind: str | None = None,
 ) -> bool:
-    """Whether the later correction is about the earlier statement."""
+    """Whether the later correction is about the earlier statement. A correction that names a
+    new owner ("scratch that, Dan owns the CI check") is about an action item, never about a
+    decision or a root cause that happens to share a word with it."""
     if correction_id <= earlier_id:
+        return False
+    if (
+        earlier_kind is not None
+        and earlier_kind not in ("action", "note")
+        and names_an_owner(correction_text)
+    ):
         return False
     shared = (_topic(earlier_text) & _topic(correction_text)) - _CORRECTION_WORDS
     if len(shared) >= config.shared_words:

@@ -177,3 +177,17 @@ async def _incident(db, redactor, channel: str) -> str:
         ctx(channel, author=ALICE), title="edge errors", channel_id=channel
     )
     return inc.id
+
+
+def test_a_correction_naming_a_new_owner_corrects_the_action_not_a_decision() -> None:
+    """ "scratch that, Dan owns the CI check" shares a word with "roll back checkout…" (their
+    stems meet), but a new owner is news about an action item, not about the rollback."""
+    from memory.recall.supersede import corrects
+
+    fix = "scratch that, Dan owns the CI check, Bob is out next week"
+    decision = "roll back checkout-api to v41, no forward fix tonight"
+    action = "Bob owns adding a CI check on pool size vs max_connections"
+    assert not corrects(decision, 1, fix, 3, earlier_kind="decision")
+    assert corrects(action, 2, fix, 3, earlier_kind="action")
+    assert corrects(decision, 1, "scratch that, roll back checkout to v40 instead", 3,
+                    earlier_kind="decision")  # fmt: skip
