@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -260,30 +261,27 @@ def test_a_refused_write_context_says_the_problem_and_the_fix(
     assert str(refused.value) == message
 
 
+def _key(**overrides: Any) -> str:
+    """partition_key_for a public channel row of T1/U1 in C8 of T1, with `overrides`."""
+    values: dict[str, Any] = {
+        "scope": "channel",
+        "team_id": "T1",
+        "channel_id": "C8",
+        "channel_is_private": False,
+        "owner_subject_id": "T1/U1",
+    }
+    return partition_key_for(**{**values, **overrides})
+
+
 def test_an_unknown_scope_has_no_partition() -> None:
     with pytest.raises(InvalidScope) as refused:
-        partition_key_for(
-            scope="team",
-            team_id="T1",
-            channel_id=None,
-            channel_is_private=False,
-            owner_subject_id="T1/U1",
-        )
+        _key(scope="team", channel_id=None)
     assert str(refused.value) == "Scope must be user, channel or workspace."
 
 
 def test_channel_partitions_carry_the_team() -> None:
     """Slack Connect: one channel id in two workspaces is two partitions, never one."""
-    keys = {
-        partition_key_for(
-            scope="channel",
-            team_id=team,
-            channel_id="C8",
-            channel_is_private=False,
-            owner_subject_id="T1/U1",
-        )
-        for team in ("T1", "T2")
-    }
+    keys = {_key(team_id=team) for team in ("T1", "T2")}
     assert keys == {"c:T1:C8", "c:T2:C8"}
 
 
@@ -314,11 +312,5 @@ def test_channel_scope_without_a_channel_has_no_partition() -> None:
     """A channel row with no channel would share one partition across channels: refused."""
     for missing in (None, ""):
         with pytest.raises(InvalidScope) as refused:
-            partition_key_for(
-                scope="channel",
-                team_id="T1",
-                channel_id=missing,
-                channel_is_private=False,
-                owner_subject_id="T1/U1",
-            )
+            _key(channel_id=missing)
         assert str(refused.value) == "Channel memory needs a channel."

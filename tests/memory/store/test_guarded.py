@@ -85,16 +85,21 @@ async def test_forgetting_a_subject_pseudonymises_them_and_keeps_the_facts(db: D
     assert row is not None and (row["requested_by"], row["action"]) == ("forgotten:abc", "rollback")
 
 
+async def _approved_by_u1(tx, request_id: int) -> None:  # type: ignore[no-untyped-def]
+    """The request becomes T1/U9's, and T1/U1 approved it."""
+    await tx.execute("UPDATE guarded_requests SET requested_by = 'T1/U9' WHERE id = :id",
+                     {"id": request_id})  # fmt: skip
+    await store.add_decision(tx, request_id, approver="T1/U1", approver_user="U1",
+                             verdict="approve", at=AT)  # fmt: skip
+
+
 async def test_forgetting_a_participant_closes_their_open_requests_first(db: Database) -> None:
     """Renamed, the requester could approve their own request (and an approver approve twice):
     every open request the person asked for or decided on is closed and audited instead."""
     asked, _ = await new_request(db, click="t-asked")
     decided, _ = await new_request(db, click="t-decided")
     async with db.transaction() as tx:
-        await tx.execute("UPDATE guarded_requests SET requested_by = 'T1/U9' WHERE id = :id",
-                         {"id": decided})  # fmt: skip
-        await store.add_decision(tx, decided, approver="T1/U1", approver_user="U1",
-                                 verdict="approve", at=AT)  # fmt: skip
+        await _approved_by_u1(tx, decided)  # someone else's, U1 decided on it
         other, _ = await store.insert_request(tx, {**values("t-other"), "requested_by": "T1/U9"})
         await store.pseudonymise_subject(tx, "T1/U1", "forgotten:abc", at=AT)
     for rid in (asked, decided):
@@ -136,10 +141,7 @@ async def test_forgetting_counts_every_row_renamed_and_says_why_requests_closed(
     asked, _ = await new_request(db, click="t-asked")
     theirs, _ = await new_request(db, click="t-theirs")
     async with db.transaction() as tx:
-        await tx.execute("UPDATE guarded_requests SET requested_by = 'T1/U9' WHERE id = :id",
-                         {"id": theirs})  # fmt: skip
-        await store.add_decision(tx, theirs, approver="T1/U1", approver_user="U1",
-                                 verdict="approve", at=AT)  # fmt: skip
+        await _approved_by_u1(tx, theirs)  # someone else's, U1 decided on it
         await store.write_audit(tx, at=AT, team_id="T1", channel_id="C1", incident_id="inc-1",
                                 request_id=asked, action="rollback", event="requested",
                                 actor="T1/U1")  # fmt: skip
