@@ -621,28 +621,48 @@ async def test_a_proposal_opens_a_modal_whose_checked_values_request_the_action_
     assert [e for e, _ in await audit(bot)][:2] == ["requested", "approved"]
 
 
+async def _open_rollback_modal(d: SlackDriver, slack: FakeSlack, user: str) -> dict[str, Any]:
+    """`user` clicks Propose: roll back on a runbook answer; returns the modal it opened."""
+    (m, _) = await d.mention(INCIDENT, ALICE, "checkout latency after the deploy, roll back?")
+    answer = (await eventually(lambda: slack.workspace.bot_messages(INCIDENT, m.ts)))[0]
+    rollback = next(
+        e for b in answer.blocks if b["type"] == "actions" for e in b["elements"]
+        if e["action_id"] == "propose_action" and json.loads(e["value"])["action"] == "rollback"
+    )  # fmt: skip
+    await d.click(user, action_id="propose_action", value=rollback["value"],
+                  channel=INCIDENT, message_ts=answer.ts)  # fmt: skip
+    (modal,) = await eventually(lambda: slack.workspace.modal_stack(user))
+    return modal  # type: ignore[no-any-return]
+
+
+GOOD_ROLLBACK = {
+    "param_service": {"value": {"type": "static_select", "selected_option": {"value": "checkout"}}},
+    "param_version": {"value": "v1.4.2"},
+}
+
+
 async def test_a_person_who_left_the_channel_cannot_submit_the_open_modal(
     guarded_bot: Callable[..., Any], slack: FakeSlack
 ) -> None:
     bot = await guarded_bot()
     async with SlackDriver(events_url(bot), SECRET, slack) as d:
-        (m, _) = await d.mention(INCIDENT, ALICE, "checkout latency after the deploy, roll back?")
-        answer = (await eventually(lambda: slack.workspace.bot_messages(INCIDENT, m.ts)))[0]
-        rollback = next(
-            e for b in answer.blocks if b["type"] == "actions" for e in b["elements"]
-            if e["action_id"] == "propose_action" and json.loads(e["value"])["action"] == "rollback"
-        )  # fmt: skip
-        await d.click(ALICE, action_id="propose_action", value=rollback["value"],
-                      channel=INCIDENT, message_ts=answer.ts)  # fmt: skip
-        (modal,) = await eventually(lambda: slack.workspace.modal_stack(ALICE))
+        modal = await _open_rollback_modal(d, slack, ALICE)
         await d.leave(INCIDENT, ALICE)
-        service = {"type": "static_select", "selected_option": {"value": "checkout"}}
-        refused = await d.submit_view(
-            ALICE,
-            modal,
-            {"param_service": {"value": service}, "param_version": {"value": "v1.4.2"}},
-        )
+        refused = await d.submit_view(ALICE, modal, GOOD_ROLLBACK)
     errors = json.loads(refused.body)["errors"]
     assert "not a member" in errors["param_service"]
+    assert await bot.deps.db.fetchall("SELECT id FROM guarded_requests") == []
+    assert request_messages(slack) == []
+
+
+async def test_a_guest_cannot_request_through_the_modal(
+    guarded_bot: Callable[..., Any], slack: FakeSlack
+) -> None:
+    """The modal path refuses guests as `/incident run` does (its own layer, its own test)."""
+    bot = await guarded_bot()
+    async with SlackDriver(events_url(bot), SECRET, slack) as d:
+        modal = await _open_rollback_modal(d, slack, GUEST)
+        refused = await d.submit_view(GUEST, modal, GOOD_ROLLBACK)
+    assert json.loads(refused.body)["response_action"] == "errors"
     assert await bot.deps.db.fetchall("SELECT id FROM guarded_requests") == []
     assert request_messages(slack) == []
