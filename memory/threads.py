@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from memory.clock import Clock, iso, parse_iso, utc_now
 from memory.episodes.statements import classify
@@ -28,7 +28,9 @@ from memory.notes.notes import NoteDraft
 from memory.redaction.redactor import Finding
 from memory.scopes import Requester, WriteContext
 from memory.store import episodes as episode_store
+from memory.store import incidents as incident_store
 from memory.store import notes as note_store
+from memory.store import subjects as subject_store
 from memory.store import threads as store
 from memory.store.audit import finding_counts, findings_list_json, write_audit
 from memory.subjects import Author, SlackIdentity, Subjects
@@ -116,12 +118,15 @@ class Threads:
         text: str,
         incident: str | None = None,
         turn: Callable[[], Awaitable[None]] | None = None,
+        asks_bot: bool = False,
     ) -> CapturedMessage | None:
         """Store one message (redacted); None when it has no text. A repeat returns the first.
 
         With an incident and `Notes`, the message also becomes recall evidence (a note).
         `turn`, when given, is awaited after redaction and before the write: the caller's way
-        to keep a channel's messages stored in their order while redaction runs side by side."""
+        to keep a channel's messages stored in their order while redaction runs side by side.
+        `asks_bot`: a question to the bot, stored in its thread but never a note, and left out
+        of the thread's roll-up."""
         if ctx.scope != "channel" or ctx.channel_id is None:
             raise NotChannelMemory()
         if not text.strip():
@@ -147,6 +152,7 @@ class Threads:
                 findings=findings_list_json(redacted.findings),
                 permalink=ctx.permalink,
                 now=now,
+                asks_bot=asks_bot,
             )
             await store.touch_thread(tx, ctx.team_id, ctx.channel_id, root, now)
             await self._subjects.remember(tx, ctx.author)  # roll-ups name who took part
@@ -166,7 +172,7 @@ class Threads:
         if row is None:  # pragma: no cover - we just inserted it inside this transaction
             raise UnknownItem(ts)
         message = _message(row)
-        if incident is not None:
+        if incident is not None and not asks_bot:
             await self._remember(ctx, message, incident)
         return message
 
@@ -204,10 +210,9 @@ class Threads:
             row = await store.find_message(tx, team_id, channel_id, ts)
             if row is None:
                 return False
-            if row["text"] == redacted.text and (
-                evidence or not await note_store.from_message(tx, team_id, channel_id, ts)
-            ):
-                return True  # nothing changed: an unfurl, or a question already not evidence
+            was_question = bool(row["asks_bot"])
+            if row["text"] == redacted.text and was_question == (not evidence):
+                return True  # nothing changed: an unfurl, or a question still a question
             await store.update_message(
                 tx,
                 team_id,
@@ -216,14 +221,38 @@ class Threads:
                 text=redacted.text,
                 findings=findings_list_json(redacted.findings),
                 edited_at=now,
+                asks_bot=not evidence,
             )
             await episode_store.delete_thread_episode(tx, team_id, channel_id, row["thread_ts"])
             await store.touch_thread(tx, team_id, channel_id, row["thread_ts"], now)
-            noted = await self._forget_note(tx, team_id, channel_id, ts)
+            noted: Row | Mapping[str, Any] | None = await self._forget_note(
+                tx, team_id, channel_id, ts
+            )
+            if noted is None and was_question and evidence:
+                # The edit took the bot's mention out: the message is now evidence, a new note.
+                noted = await self._as_note_source(tx, row)
         await self._db.checkpoint()
         if noted is not None and evidence:
             await self._renote(noted, redacted.text)
         return True
+
+    async def _as_note_source(self, tx: Tx, row: Row) -> Mapping[str, Any] | None:
+        """What `_renote` needs to note a captured message that had no note (it asked the bot);
+        None outside an incident channel, where messages are never notes."""
+        incident = await incident_store.id_for_channel(tx, row["team_id"], row["channel_id"])
+        if incident is None:
+            return None
+        name = await subject_store.display_name(tx, str(row["owner_subject_id"]))
+        return {
+            "owner_subject_id": row["owner_subject_id"],
+            "team_id": row["team_id"],
+            "channel_id": row["channel_id"],
+            "channel_is_private": row["channel_is_private"],
+            "author_name": name or "",
+            "permalink": row["permalink"],
+            "source_ts": row["ts"],
+            "incident_id": incident,
+        }
 
     async def _forget_note(self, tx: Tx, team_id: str, channel_id: str, ts: str) -> Row | None:
         """Delete the note a captured message became (and its vectors, its text in neighbours'
@@ -235,7 +264,7 @@ class Threads:
             await delete_notes(tx, [int(r["id"]) for r in rows], Counts())
         return rows[0] if rows else None
 
-    async def _renote(self, old: Row, text: str) -> None:
+    async def _renote(self, old: Row | Mapping[str, Any], text: str) -> None:
         """After an edit: the message's note again, with the new text (same author and place)."""
         if self._notes is None:
             return

@@ -86,6 +86,7 @@ class SimilarIncident:
     status: str = ""
     line: str | None = None  # its root cause / resolution line
     channel_id: str | None = None
+    said_status: str | None = None  # the latest status said in its thread
 
 
 @dataclass(frozen=True)
@@ -159,7 +160,9 @@ class Answering:
         bodies = {f"skill {s.name}": s.body for s in skills}
         actions = _proposals(sources, bodies, self.config.actions)
         runbooks = [s for s in sources if s.kind == "runbook"]
-        summary = _summary(runbooks, [s for s in sources if s.kind == "incident"])
+        # A roll-up is memory too: an answer that shows one never says memory had nothing.
+        said = [s for s in sources if s.kind == "incident"]
+        summary = _summary(runbooks, said or [s for s in sources if s.kind == "episode"])
         own = _budget(personal, self.config.context_tokens // 3, prefix="Y")
         return Answer(
             summary,
@@ -210,7 +213,7 @@ class Answering:
     async def _past_threads(self, q: Question) -> list[Source]:
         if self._episodes is None:
             return []
-        hits = await self._episodes.search(q.requester, q.text, k=2)
+        hits = await self._episodes.relevant(q.requester, q.text, k=2)
         return [
             Source(
                 "",
@@ -254,6 +257,7 @@ def _similar(matches: list[IncidentMatch], *, here: str | None) -> list[SimilarI
             status=m.incident.status,
             line=m.line,
             channel_id=m.incident.channel_id,
+            said_status=m.said_status,
         )
         for m in matches
         if m.incident.id != here

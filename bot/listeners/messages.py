@@ -93,7 +93,8 @@ async def _on_message(
         thread_ts=event.get("thread_ts"),
         text=text,
         turn=ticket.turn,
-        incident=None if question else incident.id,
+        incident=incident.id,
+        asks_bot=question,
     )
     deps.metrics.redaction_latency.observe(time.perf_counter() - started)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -23,13 +23,14 @@ from memory.episodes.model import Episode, row_to_episode
 from memory.episodes.summary import summarise
 from memory.errors import EmbeddingUnavailable, InvalidLimit
 from memory.profiles.extraction import Chat
+from memory.recall.floor import FLOORS, Features, FloorConfig, coverage
 from memory.scopes import Requester, partition_key_for, visible_partitions
 from memory.store import episodes as store
 from memory.store import incidents as incident_store
 from memory.store import threads as thread_store
 from memory.store import vectors
 from memory.store.visibility import public_channels
-from memory.text import fts_match, rrf, topic_terms
+from memory.text import fts_match, rrf, stems, topic_terms
 
 if TYPE_CHECKING:
     from memory.embedding.embedder import Embedder
@@ -45,12 +46,14 @@ RRF_K = 59.0
 # bundled MiniLM on roll-ups of DB-pool incidents: questions about them scored 0.26-0.54,
 # unrelated questions (CPU throttling, leaked build logs, fraud, owners) 0.02-0.22.
 MIN_SIMILARITY = 0.25
+CANDIDATES = 5  # search hits the relevance floor looks at
 
 
 @dataclass(frozen=True)
 class EpisodeHit:
     episode: Episode
     score: float
+    similarity: float = 0.0  # cosine of question and roll-up; 0 when only keywords matched
 
 
 class _LlmSummary(BaseModel):
@@ -146,6 +149,7 @@ class Episodes:
         if match:
             keyword = await store.keyword_ids(self._db, requester, match, k=k)
         semantic: list[int] = []
+        cosines: dict[int, float] = {}
         vector = await self._embed(query)
         if vector is not None and self._embedder is not None:
             near = await vectors.nearest(
@@ -160,14 +164,40 @@ class Episodes:
             )
             # Every question has a nearest episode; only one that is near in meaning counts.
             semantic = [rowid for rowid, similarity in near if similarity >= MIN_SIMILARITY]
+            cosines = dict(near)
         scores = rrf([(keyword, 1.0), (semantic, 1.0)], k=RRF_K)
         if not scores:
             return []
         # Vector partitions are coarser than the filter: re-check visibility on the rows.
         rows = await store.visible_by_ids(self._db, requester, scores)
-        hits = [EpisodeHit(row_to_episode(r), scores[int(r["id"])]) for r in rows]
+        hits = [
+            EpisodeHit(row_to_episode(r), scores[int(r["id"])], cosines.get(int(r["id"]), 0.0))
+            for r in rows
+        ]
         hits.sort(key=lambda h: h.score, reverse=True)
         return hits[:k]
+
+    async def relevant(
+        self,
+        requester: Requester,
+        query: str,
+        k: int = 2,
+        *,
+        floors: Mapping[str, FloorConfig] = FLOORS,
+    ) -> list[EpisodeHit]:
+        """Roll-ups that answer the question, best first: `search` hits that pass the relevance
+        floor fitted for notes (closeness in meaning, share of the question's words, rank), so a
+        roll-up that merely shares one word with the question ("logs") is not shown."""
+        hits = await self.search(requester, query, k=max(k, CANDIDATES))
+        question = stems(query)
+        kept = []
+        for rank, hit in enumerate(hits):
+            floor = floors["hybrid" if hit.similarity > 0 else "keyword"]
+            text = f"{hit.episode.title}\n{hit.episode.summary}"
+            seen = Features(hit.similarity, coverage(question, text), 1.0 / (rank + 1))
+            if floor.probability(seen) >= floor.floor:
+                kept.append(hit)
+        return kept[:k]
 
     async def digest(
         self, team_id: str, since: datetime, *, until: datetime | None = None

@@ -105,6 +105,7 @@ class IncidentMatch:
     why: str  # the best matching note
     line: str | None = None  # its root cause / resolution line
     url: str | None = None  # permalink of the best matching note
+    said_status: str | None = None  # the latest status said in its thread ("resolved at 10:48")
 
 
 class Recall:
@@ -428,7 +429,9 @@ class Recall:
             incident = await incidents.get_visible(requester, incident_id)
             if incident is None:
                 continue
-            line = await self._headline(requester, incident_id)
+            rows = await self._shared_statements(requester, incident_id)
+            line = _headline(rows)
+            said = next((str(r["text"]) for r in rows if r["kind"] == "status"), None)
             matches.append(
                 IncidentMatch(
                     incident=incident,
@@ -436,39 +439,18 @@ class Recall:
                     why=best.text[:200],
                     line=line,
                     url=best.permalink,
+                    said_status=said,
                 )
             )
             if len(matches) >= max(1, limit):
                 break
         return matches
 
-    async def _headline(self, requester: Requester, incident_id: str) -> str | None:
-        """The incident's root cause line (a later correction of it wins), else its latest
-        mitigation, status change or decision."""
+    async def _shared_statements(self, requester: Requester, incident_id: str) -> list[Row]:
+        """The incident's statements, newest first, without personal rows (others read them;
+        the store leaves them out too)."""
         rows = await note_store.incident_statements(self._db, requester, incident_id)
-        rows = [r for r in rows if r["scope"] != "user"]  # the store says so too; others read it
-        order = ("root_cause", "mitigation", "status", "decision")
-        for kind in order:
-            row = next((r for r in rows if r["kind"] == kind), None)
-            if row is None:
-                continue
-            fix = next(
-                (
-                    r
-                    for r in rows  # newest first
-                    if r["kind"] == "correction"
-                    and corrects(
-                        row["text"],
-                        int(row["id"]),
-                        r["text"],
-                        int(r["id"]),
-                        earlier_kind=row["kind"],
-                    )
-                ),
-                None,
-            )
-            return str((fix or row)["text"])
-        return None
+        return [r for r in rows if r["scope"] != "user"]
 
     async def _keyword(
         self, requester: Requester, query: str, limit: int, incident_id: str | None
@@ -560,3 +542,25 @@ def _item(row: Row, created: datetime, score: float, similarity: float = 0.0) ->
         author_name=row["author_name"] or "",
         similarity=similarity,
     )
+
+
+def _headline(rows: list[Row]) -> str | None:
+    """An incident's root cause line (a later correction of it wins), else its latest
+    mitigation, status change or decision; `rows` are its statements, newest first."""
+    for kind in ("root_cause", "mitigation", "status", "decision"):
+        row = next((r for r in rows if r["kind"] == kind), None)
+        if row is None:
+            continue
+        fix = next(
+            (
+                r
+                for r in rows
+                if r["kind"] == "correction"
+                and corrects(
+                    row["text"], int(row["id"]), r["text"], int(r["id"]), earlier_kind=row["kind"]
+                )
+            ),
+            None,
+        )
+        return str((fix or row)["text"])
+    return None

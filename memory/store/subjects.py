@@ -42,9 +42,9 @@ async def upsert(
     )
 
 
-async def display_name(db: Database, subject_id: str) -> str | None:
+async def display_name(reader: Database | Tx, subject_id: str) -> str | None:
     """The stored display name of a subject; None when the subject is unknown."""
-    value = await db.scalar(
+    row = await reader.fetchone(
         "SELECT display_name FROM memory_subjects WHERE subject_id = :sid", {"sid": subject_id}
     )
-    return None if value is None else str(value)
+    return None if row is None or row["display_name"] is None else str(row["display_name"])

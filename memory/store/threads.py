@@ -10,14 +10,14 @@ if TYPE_CHECKING:
     from memory.store.db import Database, Row, Tx
 
 COLUMNS = """m.id, m.team_id, m.channel_id, m.channel_is_private, m.owner_subject_id, m.ts,
-    m.thread_ts, m.text, m.findings, m.permalink, m.created_at, m.edited_at"""
+    m.thread_ts, m.text, m.findings, m.permalink, m.asks_bot, m.created_at, m.edited_at"""
 
 _INSERT = """
 INSERT INTO memory_thread_messages
     (team_id, channel_id, channel_is_private, owner_subject_id, ts, thread_ts,
-     text, findings, permalink, created_at)
+     text, findings, permalink, asks_bot, created_at)
 VALUES (:team, :channel, :private, :owner, :ts, :root, :text, :findings,
-        :permalink, :now)
+        :permalink, :asks_bot, :now)
 """
 
 _TOUCH = """
@@ -79,8 +79,10 @@ async def insert_message(
     findings: str,
     permalink: str | None,
     now: str,
+    asks_bot: bool = False,
 ) -> int:
-    """A new captured message; returns its row id."""
+    """A new captured message; returns its row id. `asks_bot`: a question to the bot, kept
+    in the thread but not part of what happened."""
     return await tx.execute(
         _INSERT,
         {
@@ -93,21 +95,31 @@ async def insert_message(
             "text": text,
             "findings": findings,
             "permalink": permalink,
+            "asks_bot": int(asks_bot),
             "now": now,
         },
     )
 
 
 async def update_message(
-    tx: Tx, team_id: str, channel_id: str, ts: str, *, text: str, findings: str, edited_at: str
+    tx: Tx,
+    team_id: str,
+    channel_id: str,
+    ts: str,
+    *,
+    text: str,
+    findings: str,
+    edited_at: str,
+    asks_bot: bool = False,
 ) -> None:
-    """Replace a captured message's text and findings."""
+    """Replace a captured message's text and findings, and whether it now asks the bot."""
     await tx.execute(
         "UPDATE memory_thread_messages SET text = :text, findings = :findings,"
-        f" edited_at = :edited WHERE {_KEY}",
+        f" asks_bot = :asks_bot, edited_at = :edited WHERE {_KEY}",
         {
             "text": text,
             "findings": findings,
+            "asks_bot": int(asks_bot),
             "edited": edited_at,
             "team": team_id,
             "channel": channel_id,
@@ -146,12 +158,13 @@ async def visible_thread_messages(
 
 async def thread_lines(db: Database, team_id: str, channel_id: str, thread_ts: str) -> list[Row]:
     """What a roll-up reads (ts, text, owner_subject_id, channel_is_private, display_name), in
-    time order; display_name is the author's name as last seen ('' when unknown)."""
+    time order; display_name is the author's name as last seen ('' when unknown). Questions to
+    the bot are left out: they are not part of what happened."""
     return await db.fetchall(
         "SELECT m.ts, m.text, m.owner_subject_id, m.channel_is_private,"
         " coalesce(s.display_name, '') AS display_name FROM memory_thread_messages AS m"
         " LEFT JOIN memory_subjects AS s ON s.subject_id = m.owner_subject_id"
         " WHERE m.team_id = :team AND m.channel_id = :channel AND m.thread_ts = :thread"
-        " ORDER BY CAST(m.ts AS REAL), m.ts",
+        " AND m.asks_bot = 0 ORDER BY CAST(m.ts AS REAL), m.ts",
         {"team": team_id, "channel": channel_id, "thread": thread_ts},
     )

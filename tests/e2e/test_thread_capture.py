@@ -111,3 +111,21 @@ async def test_an_edit_that_asks_the_bot_takes_the_message_out_of_evidence(
         INCIDENT, said.ts, f"<@{slack.workspace.bot_user_id}> db-3 failover is the fix"
     )
     await eventually_async(lambda: _noted(bot), lambda t: t == [])
+
+
+async def test_an_edit_that_takes_the_bots_mention_out_makes_the_message_evidence(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """Someone mentioned the bot by mistake, then edited the mention away: what they said is
+    now a statement about the incident, as if it had been said without the mention."""
+    bot_user = slack.workspace.bot_user_id
+    root = await driver.say(INCIDENT, BOB, "checkout 5xx since 10:02")
+    said = await driver.say(
+        INCIDENT, ALICE, f"<@{bot_user}> root cause: pool size raised to 200", thread_ts=root.ts
+    )
+    assert said.ts and root.ts
+    await eventually_async(lambda: _noted(bot), lambda t: t == ["checkout 5xx since 10:02"])
+    await driver.edit(INCIDENT, said.ts, "root cause: pool size raised to 200")
+    await eventually_async(
+        lambda: _noted(bot), lambda t: "root cause: pool size raised to 200" in t
+    )

@@ -127,7 +127,7 @@ async def test_a_thread_rolls_up_into_an_episode_a_person_would_write_and_the_di
     (episode,) = await bot.deps.episodes.recent(Requester.public_audience(TEAM))
     summary = episode.summary
     assert summary.startswith("What happened: checkout is returning 503s since 10:02")
-    assert "Root cause: scratch that, not DNS: root cause is v42" in summary  # correction won
+    assert "Root cause: not DNS: root cause is v42" in summary  # the correction won
     assert "Decisions: roll back checkout to v41" in summary
     assert "Actions: Bob owns an alert on postgres connection saturation" in summary
     assert "Status: resolved, 503s stopped at 10:40" in summary
@@ -144,7 +144,7 @@ async def test_a_thread_rolls_up_into_an_episode_a_person_would_write_and_the_di
         "Status",
         "Action",
     ]
-    assert "Root cause: scratch that, not DNS" in digest and "Status: resolved" in digest
+    assert "Root cause: not DNS" in digest and "Status: resolved" in digest
     assert digest.count("roll back checkout to v41") == 1  # one incident, one block, said once
 
 

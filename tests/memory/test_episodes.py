@@ -229,3 +229,47 @@ async def test_an_unrelated_question_gets_no_episode_even_though_one_is_nearest(
     for question in ("how do I mitigate CPU throttling?", "is there anything about fraud?"):
         assert await episodes.search(member, question) == [], question
     assert await episodes.search(member, "slow responses after a release") != []
+
+
+async def test_a_roll_up_that_shares_one_word_with_the_question_is_not_relevant(
+    db: Database, redactor: Redactor, embedder: OnnxMiniLmEmbedder, clock
+) -> None:
+    """Keyword search finds the roll-up on "logs" alone; `relevant` (what answers cite) keeps
+    it only for a question about what the thread was about."""
+    await capture(db, redactor, clock)
+    episodes = Episodes(db, embedder, clock)
+    await episodes.roll_up("T1", "CINC1", ROOT)
+    member = Requester(BOB.subject_id, "T1", member_channel_ids=frozenset({"CINC1"}))
+    off_topic = "who leaked card numbers into the payments deploy logs?"
+    assert await episodes.search(member, off_topic) != [], "keyword search does match it"
+    assert await episodes.relevant(member, off_topic) == []
+    [hit] = await episodes.relevant(member, "what caused the checkout latency after the deploy?")
+    assert hit.episode.title.startswith("p99 latency on checkout-api")
+
+
+async def test_questions_to_the_bot_are_not_part_of_the_roll_up(
+    db: Database, redactor: Redactor, clock
+) -> None:
+    """A thread of nothing but questions to the bot is no episode; in a real thread the
+    question is left out of what happened."""
+    threads = Threads(db, redactor, clock)
+    asked = "1764500500.000100"
+    await threads.capture(
+        ctx("CINC1", author=BOB),
+        ts=asked,
+        thread_ts=None,
+        text="what was the root cause?",
+        asks_bot=True,
+    )
+    assert await Episodes(db, None, clock).roll_up("T1", "CINC1", asked) is None
+    await capture(db, redactor, clock)
+    await threads.capture(
+        ctx("CINC1", author=BOB),
+        ts="1764500600.000100",
+        thread_ts=ROOT,
+        text="is there a runbook for pgbouncer?",
+        asks_bot=True,
+    )
+    ep = await Episodes(db, None, clock).roll_up("T1", "CINC1", ROOT)
+    assert ep is not None and ep.message_count == len(THREAD)
+    assert "runbook for pgbouncer" not in ep.summary

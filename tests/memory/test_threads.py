@@ -160,7 +160,9 @@ async def test_an_unchanged_edit_of_a_question_to_the_bot_keeps_the_threads_epis
     did not change must not delete the thread's episode or touch anything."""
     await threads.capture(on(), ts=ROOT, thread_ts=None, text="payments API erroring")
     ask = "1700000060.000100"
-    await threads.capture(on(BOB), ts=ask, thread_ts=ROOT, text="what was the root cause?")
+    await threads.capture(
+        on(BOB), ts=ask, thread_ts=ROOT, text="what was the root cause?", asks_bot=True
+    )
     assert await Episodes(db, None, clock).roll_up("T1", "CINC1", ROOT) is not None
     before = await db.scalar(
         "SELECT edited_at FROM memory_thread_messages WHERE ts = :t", {"t": ask}

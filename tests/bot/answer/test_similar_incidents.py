@@ -66,3 +66,35 @@ async def test_an_unrelated_question_finds_nothing_similar(
     recall = Recall(db, embedder)
     assert await recall.similar_incidents(ASKER, "office coffee machine is broken") == []
     assert render.similar_incidents([]) == [render.context("No similar past incidents found.")]
+
+
+async def test_a_past_incident_shows_what_its_thread_last_said_about_its_status(
+    db: Database, redactor: Redactor, embedder: Embedder
+) -> None:
+    """Nobody ran `/incident status`, but the thread said it was resolved: the line says so
+    beside the incident's own status instead of showing a plain "open"."""
+    inc = await Incidents(db, redactor=redactor).open(
+        ctx("COLD", author=ALICE), title="Billing API 5xx", channel_id="COLD"
+    )
+    threads = Threads(db, redactor, notes=Notes(db, redactor, embedder))
+    for i, (author, text) in enumerate(
+        [
+            (ALICE, "billing-api pods throw HikariPool connection timeouts"),
+            (BOB, "status: mitigated, watching the error rate"),
+            (BOB, "status: resolved at 10:48 <!channel>"),
+        ]
+    ):
+        ts = f"170000000{i}.000100"
+        await threads.capture(
+            ctx("COLD", author=author, source_ts=ts), ts=ts, thread_ts=None, text=text,
+            incident=inc.id,
+        )  # fmt: skip
+    answering = Answering(
+        recall=Recall(db, embedder), knowledge=None, skills=None, profiles=None, episodes=None
+    )
+    q = Question(ASKER, "pods throw HikariPool connection timeouts", ThreadKey("T1", "CNEW", "1"))
+    (similar,) = (await answering.compose(q)).similar
+    assert similar.status == "open"
+    (block,) = render.similar_incidents((similar,))
+    text = block["text"]["text"]
+    assert "open; thread says: resolved at 10:48 &lt;!channel&gt;" in text

@@ -1,0 +1,42 @@
+"""The extractive roll-up (`memory.episodes.summary`): a correction replaces what it is about,
+stated as what is true now."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from memory.episodes.summary import summarise
+
+
+@dataclass(frozen=True)
+class Said:
+    ts: str
+    text: str
+    author_subject_id: str
+
+
+def _thread(*lines: str) -> list[Said]:
+    return [Said(f"17000000{i:02d}.000100", t, f"T1/U{i % 3}") for i, t in enumerate(lines)]
+
+
+def test_a_new_owner_replaces_the_action_without_the_words_that_announced_the_correction() -> None:
+    s = summarise(
+        _thread(
+            "checkout 5xx since 10:02",
+            "action item: Bob owns adding a CI check on pool size",
+            "scratch that, Dan owns the CI check",
+        )
+    )
+    assert s.sections["actions"] == ["Dan owns the CI check"]
+    assert "scratch that" not in s.text
+
+
+def test_a_corrected_root_cause_is_the_one_the_roll_up_gives() -> None:
+    s = summarise(
+        _thread(
+            "checkout 5xx since 10:02",
+            "root cause: DNS resolution failing for the db host",
+            "correction: the db host DNS was fine, the pool was exhausted",
+        )
+    )
+    assert s.root_cause == "the db host DNS was fine, the pool was exhausted"
