@@ -131,6 +131,20 @@ def classify(text: str, *, author: str | None = None) -> Statement:
     return Statement(kind, flat, owner)
 
 
+# "scratch that, …", "correction: …", "I was wrong -": how a correction begins, not what it says.
+_CORRECTION_OPENING = re.compile(
+    r"^\s*[*_`]*(?:scratch that|correction|i was wrong|ignore (?:that|my last)"
+    r"|update to the above)\b[*_`]*[\s,:;.!\-–—]*",
+    re.I,
+)
+
+
+def without_correction_cue(text: str) -> str:
+    """A correction's words without how it opens ("scratch that, Dan owns the CI check" ->
+    "Dan owns the CI check"): what is true now. Text that is only the cue is kept."""
+    return _CORRECTION_OPENING.sub("", text, count=1).strip() or text
+
+
 def names_an_owner(text: str) -> bool:
     """Whether the text says who owns something ("Dan owns the CI check", "I'll take it")."""
     return _OWNER.search(text) is not None

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from typing import Protocol
 
 from memory.episodes.statements import classify as statement_of
-from memory.episodes.statements import strip_label
+from memory.episodes.statements import strip_label, without_correction_cue
 from memory.text import stems
 
 SECTIONS: tuple[str, ...] = ("decisions", "root_causes", "mitigations", "actions")
@@ -179,7 +179,7 @@ def _apply_correction(
     """A correction replaces what it is about: the root cause (one shared word: it follows the
     discussion of the cause) or a listed decision, mitigation or action (two shared words, e.g.
     "AI-2" and "check" for a new owner). Returns the root cause after it."""
-    line = _CORRECTION_CUE.sub("", line, count=1) or line  # the roll-up states what is true now
+    line = without_correction_cue(line)  # the roll-up states what is true now
     for name in ("actions", "decisions", "mitigations"):
         bucket = sections[name]
         for i in range(len(bucket) - 1, -1, -1):
@@ -189,14 +189,6 @@ def _apply_correction(
     if root_cause and _about(root_cause, text):
         return line
     return root_cause
-
-
-# "scratch that, …", "correction: …": how the correction begins, not what it says.
-_CORRECTION_CUE = re.compile(
-    r"^\s*(?:scratch that|correction|i was wrong|ignore (?:that|my last)|update to the above)"
-    r"\b[\s,:;.!\-–—]*",
-    re.I,
-)
 
 
 def _later_status(status: str) -> bool:

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import pytest
+
+from memory.episodes.statements import without_correction_cue
 from memory.episodes.summary import summarise
 
 
@@ -40,3 +43,17 @@ def test_a_corrected_root_cause_is_the_one_the_roll_up_gives() -> None:
         )
     )
     assert s.root_cause == "the db host DNS was fine, the pool was exhausted"
+
+
+@pytest.mark.parametrize(
+    ("said", "now_true"),
+    [
+        ("scratch that, Dan owns the CI check", "Dan owns the CI check"),
+        ("*Correction*: the rollback target is v40", "the rollback target is v40"),
+        ("I was wrong - it's not DNS", "it's not DNS"),
+        ("scratch that", "scratch that"),  # nothing else said: the words stay
+        ("correctional facility traffic", "correctional facility traffic"),  # a whole word only
+    ],
+)
+def test_a_correction_is_read_without_how_it_opens(said: str, now_true: str) -> None:
+    assert without_correction_cue(said) == now_true
