@@ -4,7 +4,7 @@ had nothing above it); one that only shares a word with the question is not show
 from __future__ import annotations
 
 from bot.answer import messages
-from bot.answer.compose import Answering, Question, ThreadKey
+from bot.answer.compose import Answer, Answering, Question, ThreadKey
 from memory.embedding.embedder import Embedder
 from memory.episodes.episodes import Episodes
 from memory.recall.recall import Recall
@@ -37,12 +37,16 @@ async def _answering(db: Database, redactor: Redactor, embedder: Embedder) -> An
     )
 
 
+async def _asked(db: Database, redactor: Redactor, embedder: Embedder, question: str) -> Answer:
+    """The answer to `question`, asked from a new incident channel after the roll-up."""
+    answering = await _answering(db, redactor, embedder)
+    return await answering.compose(Question(ASKER, question, ThreadKey("T1", "CNEW", "1")))
+
+
 async def test_an_answer_from_a_roll_up_leads_with_it(
     db: Database, redactor: Redactor, embedder: Embedder
 ) -> None:
-    answering = await _answering(db, redactor, embedder)
-    q = Question(ASKER, "why did billing-api throw Hikari timeouts?", ThreadKey("T1", "CNEW", "1"))
-    answer = await answering.compose(q)
+    answer = await _asked(db, redactor, embedder, "why did billing-api throw Hikari timeouts?")
     assert [s.kind for s in answer.sources] == ["episode"]
     assert answer.summary.startswith("Memory says [S1] (roll-up")
     assert messages.NOTHING_FOUND not in answer.summary
@@ -51,8 +55,6 @@ async def test_an_answer_from_a_roll_up_leads_with_it(
 async def test_a_roll_up_sharing_one_word_with_the_question_is_not_shown(
     db: Database, redactor: Redactor, embedder: Embedder
 ) -> None:
-    answering = await _answering(db, redactor, embedder)
-    q = Question(ASKER, "who leaked the card numbers into the pods?", ThreadKey("T1", "CNEW", "1"))
-    answer = await answering.compose(q)
+    answer = await _asked(db, redactor, embedder, "who leaked the card numbers into the pods?")
     assert answer.sources == ()
     assert answer.summary == messages.NOTHING_FOUND

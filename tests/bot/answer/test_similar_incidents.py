@@ -12,6 +12,7 @@ from memory.recall.recall import Recall
 from memory.redaction.redactor import Redactor
 from memory.scopes import Requester
 from memory.store.db import Database
+from memory.subjects import Author
 from memory.threads import Threads
 from tests.memory.contexts import ALICE, BOB, ctx
 
@@ -19,19 +20,30 @@ from tests.memory.contexts import ALICE, BOB, ctx
 ASKER = Requester("T1/UASK", "T1", channel_id="CNEW", member_channel_ids=frozenset({"COLD"}))
 
 
-async def _past_incident(db: Database, redactor: Redactor, embedder: Embedder) -> str:
+SAID = [
+    (ALICE, "billing-api pods throw HikariPool connection timeouts"),
+    (BOB, "root cause: recon-worker held 96 postgres sessions idle in transaction"),
+    (ALICE, "mitigation: paused recon-worker, errors stopped"),
+]
+
+
+async def _past_incident(
+    db: Database,
+    redactor: Redactor,
+    embedder: Embedder,
+    said: list[tuple[Author, str]] = SAID,
+    *,
+    status: str | None = "resolved",
+) -> str:
+    """Incident "Billing API 5xx" in #COLD whose thread said `said`; `status` as set with
+    `/incident status` (None: never set, so it stays open)."""
     inc = await Incidents(db, redactor=redactor).open(
         ctx("COLD", author=ALICE), title="Billing API 5xx", channel_id="COLD"
     )
-    await Incidents(db, redactor=redactor).set_status("T1", inc.id, "resolved")
+    if status is not None:
+        await Incidents(db, redactor=redactor).set_status("T1", inc.id, status)
     threads = Threads(db, redactor, notes=Notes(db, redactor, embedder))
-    for i, (author, text) in enumerate(
-        [
-            (ALICE, "billing-api pods throw HikariPool connection timeouts"),
-            (BOB, "root cause: recon-worker held 96 postgres sessions idle in transaction"),
-            (ALICE, "mitigation: paused recon-worker, errors stopped"),
-        ]
-    ):
+    for i, (author, text) in enumerate(said):
         ts = f"170000000{i}.000100"
         await threads.capture(
             ctx("COLD", author=author, source_ts=ts), ts=ts, thread_ts=None, text=text,
@@ -73,22 +85,12 @@ async def test_a_past_incident_shows_what_its_thread_last_said_about_its_status(
 ) -> None:
     """Nobody ran `/incident status`, but the thread said it was resolved: the line says so
     beside the incident's own status instead of showing a plain "open"."""
-    inc = await Incidents(db, redactor=redactor).open(
-        ctx("COLD", author=ALICE), title="Billing API 5xx", channel_id="COLD"
-    )
-    threads = Threads(db, redactor, notes=Notes(db, redactor, embedder))
-    for i, (author, text) in enumerate(
-        [
-            (ALICE, "billing-api pods throw HikariPool connection timeouts"),
-            (BOB, "status: mitigated, watching the error rate"),
-            (BOB, "status: resolved at 10:48 <!channel>"),
-        ]
-    ):
-        ts = f"170000000{i}.000100"
-        await threads.capture(
-            ctx("COLD", author=author, source_ts=ts), ts=ts, thread_ts=None, text=text,
-            incident=inc.id,
-        )  # fmt: skip
+    said = [
+        (ALICE, "billing-api pods throw HikariPool connection timeouts"),
+        (BOB, "status: mitigated, watching the error rate"),
+        (BOB, "status: resolved at 10:48 <!channel>"),
+    ]
+    await _past_incident(db, redactor, embedder, said, status=None)
     answering = Answering(
         recall=Recall(db, embedder), knowledge=None, skills=None, profiles=None, episodes=None
     )
