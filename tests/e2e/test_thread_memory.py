@@ -179,3 +179,21 @@ async def test_what_we_decided_last_time_is_found_from_a_new_incident(
     # About this incident (nothing said here yet), the earlier one's decision is not the answer.
     _, here = await answered(driver, slack, BOSS, "what did we decide?", later)
     assert "roll checkout back to v41" not in here.text
+
+
+async def test_questions_to_the_bot_are_no_episode_and_not_part_of_one(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """A mention thread (question and the bot's answer) is not something that happened; in an
+    incident thread a question to the bot is left out of its roll-up."""
+    await driver.mention(INCIDENT, BOB, "what was the root cause?")
+    root = await driver.say(INCIDENT, ALICE, "checkout is returning 503s since 10:02")
+    assert root.ts
+    await driver.say(INCIDENT, BOB, "root cause: v42 raised the DB pool to 200", thread_ts=root.ts)
+    await driver.mention(INCIDENT, BOB, "is there a runbook for pgbouncer?", thread_ts=root.ts)
+    await finished(bot, answers=2, captured=4)
+    assert await Jobs(bot.deps, bot.app.client, team_id=TEAM).roll_up_threads() >= 1
+    (episode,) = await bot.deps.episodes.recent(Requester.public_audience(TEAM))
+    assert episode.thread_ts == root.ts and episode.message_count == 2
+    assert "runbook for pgbouncer" not in episode.summary
+    assert "what was the root cause" not in episode.summary
