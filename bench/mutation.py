@@ -54,6 +54,7 @@ REDACTION_TESTS = (
     "tests/memory/test_pii.py",
     "tests/memory/test_secret_catalogue.py",
     "tests/memory/redaction/test_context.py",
+    "tests/memory/redaction/test_phones.py",
 )
 
 TARGETS = (
