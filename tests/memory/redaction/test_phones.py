@@ -92,6 +92,8 @@ def candidates(text: str) -> list[str]:
         ("x 555-0198 y", ["555-0198"]),  # seven digits: worth validating
         ("x 55-0198 y", []),  # six: not
         ("ext 12  212-555-0198", ["212-555-0198"]),  # a wide gap cuts the run
+        ("desk 212-555-0198  212-555-0199", ["212-555-0198", "212-555-0199"]),  # two columns
+        ("1234 5678 9012 34567", ["1234 5678 9012 34567"]),  # seventeen digits: still one
         # more digits than one number: a list, each number on its own
         ("555-0198 555-0199 555-0200", ["555-0198", "555-0199", "555-0200"]),
         ("12345678901234567 7654321", ["12345678901234567", "7654321"]),
@@ -118,3 +120,10 @@ def test_candidates_are_the_spans_with_seven_to_seventeen_digits(
     text: str, spans: list[str]
 ) -> None:
     assert candidates(text) == spans
+
+
+def test_groups_of_more_than_three_numbers_worth_of_digits_are_a_table_and_skipped() -> None:
+    """Recombining groups is worth it for up to 51 digits (three numbers); past that the piece
+    is a table of figures, and validating every window of it would cost seconds."""
+    assert len(candidates(" ".join(["123"] * 17))) > 0  # 51 digits
+    assert candidates(" ".join(["123"] * 18)) == []  # 54 digits
