@@ -131,7 +131,8 @@ def _digit_count(value: str) -> int:
 
 
 def _windows(tokens: list[tuple[int, int, int]]) -> Iterator[tuple[int, int]]:
-    """Consecutive groups of at most _MAX_PHONE_DIGITS digits, longest first from each start."""
+    """Up to _MAX_GROUPS consecutive groups holding _MIN_PHONE_DIGITS to _MAX_PHONE_DIGITS
+    digits, shortest first from each start."""
     for i in range(len(tokens)):
         total = 0
         for j in range(i, min(len(tokens), i + _MAX_GROUPS)):
