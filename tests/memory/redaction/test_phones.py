@@ -36,6 +36,8 @@ def found(recognizer: Any, text: str) -> list[str]:
         ("call 0044 20 7946 0958", ["0044 20 7946 0958"]),  # "00", the international prefix
         ("call 0049 30 901820", ["0049 30 901820"]),
         ("call 17951 13800138000", ["17951 13800138000"]),  # a Chinese carrier prefix first
+        ("ligue 0 15 11 98765-4321", ["0 15 11 98765-4321"]),  # a Brazilian carrier code
+        ("ligue 015 11 98765-4321", ["015 11 98765-4321"]),
         # ids, times and paths around a phone-shaped value
         ("INV-2026-004821 call 212-555-0198", ["212-555-0198"]),
         ("#212-555-0198 reopened", []),  # a ticket id, at the start of the message
