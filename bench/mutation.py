@@ -53,6 +53,9 @@ REDACTION_TESTS = (
     "tests/memory/test_redaction.py",
     "tests/memory/test_pii.py",
     "tests/memory/test_secret_catalogue.py",
+    "tests/memory/redaction/test_context.py",
+    "tests/memory/redaction/test_phones.py",
+    "tests/memory/redaction/test_detectors.py",
 )
 
 TARGETS = (

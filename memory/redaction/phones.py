@@ -131,7 +131,8 @@ def _digit_count(value: str) -> int:
 
 
 def _windows(tokens: list[tuple[int, int, int]]) -> Iterator[tuple[int, int]]:
-    """Consecutive groups of at most _MAX_PHONE_DIGITS digits, longest first from each start."""
+    """Up to _MAX_GROUPS consecutive groups holding _MIN_PHONE_DIGITS to _MAX_PHONE_DIGITS
+    digits, shortest first from each start."""
     for i in range(len(tokens)):
         total = 0
         for j in range(i, min(len(tokens), i + _MAX_GROUPS)):
@@ -195,6 +196,7 @@ class _RegionShape:
     region: str
     national_prefix: str
     prefix_for_parsing: re.Pattern[str] | None
+    prefix_transform: str  # what a prefix_for_parsing match becomes, e.g. r"\2"; "" for none
     lengths: frozenset[int]
     pattern: re.Pattern[str]
     types: tuple[re.Pattern[str], ...]  # fixed line, mobile, toll free, ...
@@ -208,6 +210,7 @@ class _RegionShape:
             region=region,
             national_prefix=md.national_prefix or "",
             prefix_for_parsing=re.compile(parsing) if parsing else None,
+            prefix_transform=md.national_prefix_transform_rule or "",
             lengths=frozenset(general.possible_length),
             pattern=re.compile(general.national_number_pattern),
             types=tuple(
@@ -227,6 +230,10 @@ class _RegionShape:
             m = self.prefix_for_parsing.match(digits)
             if m:
                 forms.add(digits[m.end() :])
+                # A Brazilian carrier code ("0 15 11 98765-4321") is cut out of the prefix and
+                # the number after it kept, by the region's transform rule, as phonenumbers does.
+                if self.prefix_transform and m.groups() and m.groups()[-1] is not None:
+                    forms.add(m.expand(self.prefix_transform) + digits[m.end() :])
         return any(
             len(f) in self.lengths
             and self.pattern.fullmatch(f)

@@ -204,6 +204,8 @@ def spans(recognizer: Any, text: str, entity: str) -> list[str]:
         ("relay ops@cache.localdomain bounced", []),  # no public suffix: a host name
         ("cc anna@пример.рф on the report", ["anna@пример.рф"]),  # non-ASCII top-level domain
         ("paged ops@example.com: no answer yet", ["ops@example.com"]),  # ": " is not a path
+        # a paste that starts at the scheme separator: the look-back reaches the first character
+        ("://ci:hunter2@registry.example.com/v2 is down", []),
     ],
 )
 def test_the_email_layer_alone_finds_mailboxes_not_remotes_or_userinfo(
@@ -214,6 +216,15 @@ def test_the_email_layer_alone_finds_mailboxes_not_remotes_or_userinfo(
     recognizer = email_recognizer()
     assert recognizer.name == "EmailRecognizer"  # the name `doctor` and the logs list
     assert spans(recognizer, text, "EMAIL_ADDRESS") == found
+
+
+def test_the_email_layer_explains_a_match_by_its_own_pattern() -> None:
+    """A decision-process trace names our linear, key=value-aware pattern, not Presidio's stock
+    "Email (Medium)" one, so a reader can tell which regex took the value."""
+    from memory.redaction.pii import email_recognizer
+
+    (result,) = email_recognizer().analyze("owner=bob@example.org", ["EMAIL_ADDRESS"])
+    assert result.analysis_explanation.pattern_name == "email (ops-aware)"
 
 
 def test_userinfo_far_back_in_a_long_line_still_is_not_an_email() -> None:
