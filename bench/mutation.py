@@ -24,8 +24,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = ("bot", "memory", "knowledge", "skills", "evals")
+# Files at the top of the repository that tests read; mutmut copies them next to its mutants.
+TOP_FILES = ("manifest.yml", "actions.example.yml")
 # Copied into each private tree; everything else (the venv, git, caches, data) stays behind.
-COPIED = (*SOURCES, "tests", "bench", "pyproject.toml", "manifest.yml")
+COPIED = (*SOURCES, "tests", "bench", "pyproject.toml", *TOP_FILES)
 IGNORED = shutil.ignore_patterns("__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache")
 CAUGHT = {"killed", "timeout", "caught by type check", "segfault"}
 NOT_RUN = {"skipped", "not checked", "check was interrupted by user", "equivalent (SQL case)"}
@@ -126,6 +128,7 @@ def private_tree(parent: Path, target: Target) -> Path:
         # Test files that do not exist (yet) in this checkout are left out, not an error.
         "pytest_add_cli_args_test_selection": [t for t in target.tests if (ROOT / t).exists()],
         "pytest_add_cli_args": ["-p", "no:cacheprovider", "-q"],
+        "also_copy": list(TOP_FILES),
     }
     lines = ["", "[tool.mutmut]", *(f"{k} = {json.dumps(v)}" for k, v in settings.items())]
     with (tree / "pyproject.toml").open("a", encoding="utf-8") as f:

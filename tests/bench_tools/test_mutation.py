@@ -3,9 +3,12 @@ left out of the kill rate; anything SQLite or a person reads differently still c
 
 from __future__ import annotations
 
+import tomllib
+from pathlib import Path
+
 import pytest
 
-from bench.mutation import sql_case_only
+from bench.mutation import TARGETS, TOP_FILES, private_tree, sql_case_only
 
 
 def diff(old: str, new: str) -> str:
@@ -40,3 +43,15 @@ def test_anything_sqlite_or_a_person_reads_differently_still_counts(old: str, ne
 
 def test_a_mutant_that_removes_or_adds_lines_still_counts() -> None:
     assert not sql_case_only('--- a\n+++ a\n@@ -1 +1 @@\n-"SELECT 1 FROM t"\n')
+
+
+def test_a_private_tree_carries_the_top_files_its_tests_read(tmp_path: Path) -> None:
+    """The guarded tests read actions.example.yml from the top of the repository: it is copied
+    into the private tree and mutmut is told to copy it next to its mutants."""
+    target = next(t for t in TARGETS if t.name == "guarded-actions")
+    tree = private_tree(tmp_path, target)
+    assert "actions.example.yml" in TOP_FILES
+    assert all((tree / name).is_file() for name in TOP_FILES)
+    settings = tomllib.loads((tree / "pyproject.toml").read_text("utf-8"))["tool"]["mutmut"]
+    assert settings["also_copy"] == list(TOP_FILES)
+    assert settings["only_mutate"] == list(target.files)
