@@ -154,10 +154,20 @@ _SQL_WORD = re.compile(r"\b(SELECT|INSERT|UPDATE|DELETE|WHERE|FROM|INTO|SET|VALU
 _CASED = re.compile(r"'[^']*'|:[A-Za-z_]\w*")
 
 
+# A column read from a database row by name (`row["team_id"]`): sqlean.Row, like
+# sqlite3.Row, looks the name up case-insensitively.
+_ROW_KEY = re.compile(r"""\brow\[(["'])[A-Za-z_]\w*\1\]""")
+
+
+def _row_keys_lowered(line: str) -> str:
+    return _ROW_KEY.sub(lambda m: m.group(0).lower(), line)
+
+
 def sql_case_only(diff: str) -> bool:
     """The mutant only changes the letter case of SQL keywords or identifiers, which SQLite
     reads case-insensitively: every changed line is SQL text equal to the original but for
-    case, with its quoted literals and :parameters unchanged. Such a mutant cannot be killed."""
+    case, with its quoted literals and :parameters unchanged, or differs only in the case of
+    a column name read from a row (`row["ID"]`). Such a mutant cannot be killed."""
     removed = [
         ln[1:] for ln in diff.splitlines() if ln.startswith("-") and not ln.startswith("---")
     ]
@@ -165,9 +175,11 @@ def sql_case_only(diff: str) -> bool:
     if not removed or len(removed) != len(added):
         return False
     for old, new in zip(removed, added, strict=True):
-        if old == new or old.lower() != new.lower() or not _SQL_WORD.search(old):
+        if old == new or old.lower() != new.lower():
             return False
-        if _CASED.findall(old) != _CASED.findall(new):
+        if _row_keys_lowered(old) == _row_keys_lowered(new):
+            continue
+        if not _SQL_WORD.search(old) or _CASED.findall(old) != _CASED.findall(new):
             return False
     return True
 

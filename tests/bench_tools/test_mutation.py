@@ -1,5 +1,6 @@
-"""bench.mutation's equivalence rule: only a change of SQL letter case SQLite cannot see is
-left out of the kill rate; anything SQLite or a person reads differently still counts."""
+"""bench.mutation's equivalence rule: only a change of SQL letter case SQLite cannot see (in
+SQL text or a column name read from a row) is left out of the kill rate; anything SQLite or a
+person reads differently still counts."""
 
 from __future__ import annotations
 
@@ -21,6 +22,8 @@ def diff(old: str, new: str) -> str:
         ('"SELECT id FROM t WHERE state = :state"', '"select id from t where state = :state"'),
         ('"INSERT INTO t (a, b) VALUES (:a, :b)"', '"INSERT INTO T (A, B) VALUES (:a, :b)"'),
         ("\"UPDATE t SET s = 'expired' \"", "\"update t set s = 'expired' \""),
+        ('            id=int(row["id"]),', '            id=int(row["ID"]),'),
+        ("team_id=row['team_id'],", "team_id=row['TEAM_ID'],"),
     ],
 )
 def test_keyword_and_identifier_case_is_equivalent(old: str, new: str) -> None:
@@ -35,6 +38,9 @@ def test_keyword_and_identifier_case_is_equivalent(old: str, new: str) -> None:
         ('"Saved your note."', '"SAVED YOUR NOTE."'),  # not SQL: a person reads it
         ('"SELECT id FROM t"', '"SELECT id FROM u"'),  # not a case change
         ('"SELECT id FROM t"', "None"),
+        ('x = params["team_id"]', 'x = params["TEAM_ID"]'),  # a dict is case-sensitive
+        ('ok = row["state"] == "done"', 'ok = row["state"] == "DONE"'),  # a value, not a name
+        ('x = row["id"]', 'x = row["ID"] or 1'),  # more than case
     ],
 )
 def test_anything_sqlite_or_a_person_reads_differently_still_counts(old: str, new: str) -> None:
