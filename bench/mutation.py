@@ -76,7 +76,11 @@ TARGETS = (
     Target(
         "guarded-actions",
         ("bot/guarded/requests.py", "bot/guarded/catalogue.py"),
-        ("tests/bot/test_guarded.py",),
+        (
+            "tests/bot/test_guarded.py",
+            "tests/bot/test_guarded_catalogue.py",
+            "tests/bot/test_guarded_requests.py",
+        ),
     ),
     Target("guarded-store", ("memory/store/guarded.py",), ("tests/memory/store/test_guarded.py",)),
     Target("dedupe", ("bot/state/dedupe.py",), ("tests/bot/state/test_dedupe.py",)),
