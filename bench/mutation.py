@@ -55,6 +55,7 @@ REDACTION_TESTS = (
     "tests/memory/test_redaction.py",
     "tests/memory/test_pii.py",
     "tests/memory/test_secret_catalogue.py",
+    *("tests/memory/test_redactor_layers.py", "tests/memory/test_secrets_layers.py"),
 )
 
 TARGETS = (
