@@ -24,8 +24,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = ("bot", "memory", "knowledge", "skills", "evals")
+# Files at the top of the repository that tests read; mutmut copies them next to its mutants.
+TOP_FILES = ("manifest.yml", "actions.example.yml")
 # Copied into each private tree; everything else (the venv, git, caches, data) stays behind.
-COPIED = (*SOURCES, "tests", "bench", "pyproject.toml", "manifest.yml")
+COPIED = (*SOURCES, "tests", "bench", "pyproject.toml", *TOP_FILES)
 IGNORED = shutil.ignore_patterns("__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache")
 CAUGHT = {"killed", "timeout", "caught by type check", "segfault"}
 NOT_RUN = {"skipped", "not checked", "check was interrupted by user", "equivalent (SQL case)"}
@@ -56,6 +58,8 @@ REDACTION_TESTS = (
     "tests/memory/redaction/test_context.py",
     "tests/memory/redaction/test_phones.py",
     "tests/memory/redaction/test_detectors.py",
+    "tests/memory/redaction/test_redactor.py",
+    "tests/memory/redaction/test_secrets.py",
 )
 
 TARGETS = (
@@ -77,7 +81,11 @@ TARGETS = (
     Target(
         "guarded-actions",
         ("bot/guarded/requests.py", "bot/guarded/catalogue.py"),
-        ("tests/bot/test_guarded.py",),
+        (
+            "tests/bot/test_guarded.py",
+            "tests/bot/test_guarded_catalogue.py",
+            "tests/bot/test_guarded_requests.py",
+        ),
     ),
     Target("guarded-store", ("memory/store/guarded.py",), ("tests/memory/store/test_guarded.py",)),
     Target("dedupe", ("bot/state/dedupe.py",), ("tests/bot/state/test_dedupe.py",)),
@@ -129,6 +137,7 @@ def private_tree(parent: Path, target: Target) -> Path:
         # Test files that do not exist (yet) in this checkout are left out, not an error.
         "pytest_add_cli_args_test_selection": [t for t in target.tests if (ROOT / t).exists()],
         "pytest_add_cli_args": ["-p", "no:cacheprovider", "-q"],
+        "also_copy": list(TOP_FILES),
     }
     lines = ["", "[tool.mutmut]", *(f"{k} = {json.dumps(v)}" for k, v in settings.items())]
     with (tree / "pyproject.toml").open("a", encoding="utf-8") as f:
@@ -154,10 +163,20 @@ _SQL_WORD = re.compile(r"\b(SELECT|INSERT|UPDATE|DELETE|WHERE|FROM|INTO|SET|VALU
 _CASED = re.compile(r"'[^']*'|:[A-Za-z_]\w*")
 
 
+# A column read from a database row by name (`row["team_id"]`): sqlean.Row, like
+# sqlite3.Row, looks the name up case-insensitively.
+_ROW_KEY = re.compile(r"""\brow\[(["'])[A-Za-z_]\w*\1\]""")
+
+
+def _row_keys_lowered(line: str) -> str:
+    return _ROW_KEY.sub(lambda m: m.group(0).lower(), line)
+
+
 def sql_case_only(diff: str) -> bool:
     """The mutant only changes the letter case of SQL keywords or identifiers, which SQLite
     reads case-insensitively: every changed line is SQL text equal to the original but for
-    case, with its quoted literals and :parameters unchanged. Such a mutant cannot be killed."""
+    case, with its quoted literals and :parameters unchanged, or differs only in the case of
+    a column name read from a row (`row["ID"]`). Such a mutant cannot be killed."""
     removed = [
         ln[1:] for ln in diff.splitlines() if ln.startswith("-") and not ln.startswith("---")
     ]
@@ -165,9 +184,11 @@ def sql_case_only(diff: str) -> bool:
     if not removed or len(removed) != len(added):
         return False
     for old, new in zip(removed, added, strict=True):
-        if old == new or old.lower() != new.lower() or not _SQL_WORD.search(old):
+        if old == new or old.lower() != new.lower():
             return False
-        if _CASED.findall(old) != _CASED.findall(new):
+        if _row_keys_lowered(old) == _row_keys_lowered(new):
+            continue
+        if not _SQL_WORD.search(old) or _CASED.findall(old) != _CASED.findall(new):
             return False
     return True
 

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Literal, TypeVar
 from bot.answer import messages, runbook_text
 from knowledge.search import see_also
 from memory.episodes.statements import strip_label
-from memory.errors import EmbeddingUnavailable
 from memory.text import STOP_WORDS
 
 if TYPE_CHECKING:
@@ -227,18 +226,14 @@ class Answering:
 
     async def _runbooks(self, q: Question) -> list[Source]:
         """A runbook the question names (slug or alert name) directly; else the search's top
-        runbook, its sections in the order the question asks, and close runbooks as see-also."""
+        runbook, its sections in the order the question asks, and close runbooks as see-also.
+        An unavailable embedder needs nothing here: the search itself falls back to keyword."""
         if self._knowledge is None:
             return []
         named = await self._knowledge.named_in(q.text)
         if named is not None:
             return _runbook_sources(await self._knowledge.lookup(named, q.text), [])
-        try:
-            result = await self._knowledge.search(q.text, limit=self.config.runbook_hits)
-        except EmbeddingUnavailable:
-            result = await self._knowledge.search(
-                q.text, limit=self.config.runbook_hits, mode="keyword"
-            )
+        result = await self._knowledge.search(q.text, limit=self.config.runbook_hits)
         if result.abstained or not result.hits:
             return []
         top, *others = result.hits

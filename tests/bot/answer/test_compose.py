@@ -1,8 +1,10 @@
 """Answer composition keeps sources inside the token budget and proposes, never runs, actions
-(issue 5, item 9), and cites no runbook when runbook search abstains (issue 18)."""
+(issue 5, item 9), cites no runbook when runbook search abstains (issue 18), cites the runbook a
+question names, and still answers from the runbooks when the embedder is down."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -21,9 +23,11 @@ from bot.answer.compose import (
 )
 from knowledge.search import Knowledge
 from memory.embedding.embedder import Embedder
+from memory.embedding.ollama import OllamaEmbedder
 from memory.recall.recall import Recall
 from memory.scopes import Requester
 from memory.store.db import Database
+from tests.fakes.ollama_server import FakeOllama
 from tests.knowledge.conftest import write_corpus
 
 
@@ -130,3 +134,103 @@ async def test_runbook_sources_link_their_section_and_respect_the_configured_cou
     assert all(
         s.url and s.url.startswith("https://git.example/rb/kube-api-down.md#") for s in runbooks
     )
+
+
+def answering_with(db: Database, corpus: Path, embedder: Embedder, **config: int) -> Answering:
+    return Answering(
+        recall=Recall(db, embedder),
+        knowledge=Knowledge(db, write_corpus(corpus), embedder),
+        skills=None,
+        profiles=None,
+        episodes=None,
+        config=AnsweringConfig(**config),
+    )
+
+
+async def test_the_runbook_a_question_names_is_cited_even_where_search_ranks_another_first(
+    answering: Answering,
+) -> None:
+    """Naming `high-latency` means that runbook, although search alone ranks disk-filling-up
+    first for these words: only the named runbook is cited, none as see-also."""
+    answer = await answering.compose(
+        question("what does high-latency say about a disk filling up?")
+    )
+    labels = [s.label for s in answer.of_kind("runbook")]
+    assert labels == ["high-latency › Symptoms", "high-latency › Diagnosis"]
+    assert answer.summary.startswith("*high-latency › Symptoms* [S1]\n")
+
+
+async def test_a_named_runbook_leads_with_the_section_the_question_asks_for(
+    answering: Answering,
+) -> None:
+    """The alert name alone cites the runbook in document order; asking how to fix it leads
+    with its Mitigation, and the summary quotes that section first."""
+    plain = await answering.compose(question("KubeAPIDown"))
+    assert [s.label for s in plain.of_kind("runbook")] == [
+        "kube-api-down › Meaning",
+        "kube-api-down › Diagnosis",
+        "kube-api-down › Mitigation",
+    ]
+    fix = await answering.compose(question("KubeAPIDown: how do I fix it?"))
+    assert [s.label for s in fix.of_kind("runbook")] == [
+        "kube-api-down › Mitigation",
+        "kube-api-down › Diagnosis",
+        "kube-api-down › Meaning",
+    ]
+    assert fix.summary.split("\n")[:2] == [
+        "*kube-api-down › Mitigation* [S1]",
+        "Restart the failing control plane node.",
+    ]
+
+
+async def test_close_runbooks_are_cited_as_see_also_only_within_the_configured_hits(
+    db: Database, tmp_path: Path, embedder: Embedder
+) -> None:
+    """Two runbooks fit this question about equally: with three runbook hits the second is a
+    "see also" next to the top one's sections; with one hit only the top runbook is cited."""
+    text = "latency is high and the disk is filling up"
+    three = await answering_with(db, tmp_path / "rb", embedder, runbook_hits=3).compose(
+        question(text)
+    )
+    assert [s.label for s in three.of_kind("runbook")] == [
+        "disk-filling-up › Symptoms",
+        "disk-filling-up › Remediation",
+        "see also high-latency › Diagnosis",
+    ]
+    one = await answering_with(db, tmp_path / "rb", embedder, runbook_hits=1).compose(
+        question(text)
+    )
+    assert [s.label for s in one.of_kind("runbook")] == [
+        "disk-filling-up › Symptoms",
+        "disk-filling-up › Remediation",
+    ]
+
+
+@pytest.fixture
+async def ollama() -> AsyncIterator[FakeOllama]:
+    fake = FakeOllama(dim=16)
+    yield fake
+    await fake.stop()
+
+
+async def test_with_the_embedder_down_the_answer_still_cites_the_matching_runbook(
+    db: Database, tmp_path: Path, ollama: FakeOllama
+) -> None:
+    """The runbooks were indexed with vectors, then the embedder went down: the question is
+    answered from the keyword ranking (the same runbook keyword search finds), not abstained."""
+    embedder = OllamaEmbedder(host=await ollama.start(), model="nomic-embed-text", dim=16)
+    answering = answering_with(db, tmp_path / "rb", embedder)
+    assert answering._knowledge is not None
+    assert (await answering._knowledge.ensure_index()).semantic
+    ollama.fail_status = 500
+    answer = await answering.compose(question("disk filling up on db-3"))
+    assert [s.label for s in answer.of_kind("runbook")] == [
+        "disk-filling-up › Remediation",
+        "disk-filling-up › Symptoms",
+    ]
+    assert answer.summary.split("\n") == [
+        "*disk-filling-up › Remediation* [S1]",
+        "Delete old logs, expand the volume.",
+        messages.NOTHING_IN_MEMORY_HERE,
+    ]
+    assert any(r.path == "/api/embed" for r in ollama.requests[-3:])  # it was asked, and failed
