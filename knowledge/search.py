@@ -46,7 +46,7 @@ from knowledge.ranking import (
 from knowledge.store import fts
 from knowledge.store import runbooks as store_runbooks
 from knowledge.store import vectors as vector_tables
-from knowledge.wording import Vocabulary, asks_question, spelled_out
+from knowledge.wording import Vocabulary, asks_question, spelled_out, without_contrasts
 from memory.embedding.embedder import Embedder
 from memory.errors import EmbeddingUnavailable, InvalidLimit
 from memory.store import Database, Row
@@ -273,7 +273,7 @@ class Knowledge:
         # alert's words) has its typos corrected and its chat shorthand spelled out.
         text = without_exclusions(text)
         if asks_question(text):
-            text = spelled_out(self._vocabulary.corrected(text))
+            text = spelled_out(self._vocabulary.corrected(without_contrasts(text)))
         terms = identifier_terms(text)
         cands: dict[int, Candidate] = {}
         used: Mode = mode
