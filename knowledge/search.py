@@ -385,7 +385,7 @@ class Knowledge:
         text = row[5]
         snippet = " ".join(_HEADING_MARK.sub("", text).split())  # "### Case" reads as "Case"
         if len(snippet) > SNIPPET_CHARS:
-            snippet = snippet[: SNIPPET_CHARS - 1] + "…"
+            snippet = _word_cut(snippet, SNIPPET_CHARS - 1) + "…"
         url = None
         if self._url:
             url = f"{self._url}/{slug}.md" + (f"#{row[3]}" if row[3] else "")
@@ -515,6 +515,14 @@ def with_subsections(rows: Sequence[Any]) -> tuple[list[Any], dict[Any, list[Any
             parts.append(f"{depth} {paths[j][-1]}\n\n{ordered[j][5].strip()}")
         out.append((*row[:5], "\n\n".join(parts), *row[6:]))
     return out, members
+
+
+def _word_cut(text: str, limit: int) -> str:
+    """`text` cut to at most `limit` characters at its last space (mid-word only when the text
+    has no space in its second half: one long identifier)."""
+    cut = text[: limit + 1]
+    space = cut.rfind(" ")
+    return (cut[:space] if space >= limit // 2 else text[:limit]).rstrip()
 
 
 def _bounded(text: str) -> str:

@@ -339,3 +339,15 @@ async def test_a_question_is_not_pulled_to_the_problem_it_rules_out(
     result = await k.search(asked, mode=mode)
     assert [h.slug for h in result.hits][:1] == ["alertmanager-cluster-down"]
     assert result.hits[0].sections[0].heading == "Diagnosis"
+
+
+async def test_a_long_sections_snippet_is_cut_at_a_word(db: Database, tmp_path: Path) -> None:
+    words = [f"listener{i}" for i in range(120)]
+    corpus = write_corpus(
+        tmp_path / "long", {"receivers": f"# Receivers\n\n## Steps\n{' '.join(words)}\n"}
+    )
+    snippet = (await Knowledge(db, corpus, None).search("receivers", mode="keyword")).hits[0]
+    text = snippet.sections[0].snippet
+    assert len(text) <= SNIPPET_CHARS and text.endswith("…")
+    kept = text.removesuffix("…")
+    assert (kept + " ") in (" ".join(words) + " ")  # ends on a whole word: not "listener4" of 42
