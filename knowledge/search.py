@@ -270,7 +270,8 @@ class Knowledge:
         fits every mode's weights from one hybrid run)."""
         # Every signal reads what the problem is, not what the query says it is not, in the
         # runbooks' own words: a person's question (not a pasted alert, which already uses the
-        # alert's words) has its typos corrected and its chat shorthand spelled out.
+        # alert's words) has its typos corrected, its chat shorthand spelled out and what it
+        # contrasts the problem with dropped (knowledge.wording.without_contrasts).
         text = without_exclusions(text)
         if asks_question(text):
             text = spelled_out(self._vocabulary.corrected(without_contrasts(text)))
