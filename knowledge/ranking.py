@@ -77,7 +77,7 @@ class FusionConfig:
     # which at most 3 % of answerable questions abstain (fitted on questions only; alert texts,
     # and so the no-runbook alerts, keep the model above). Hybrid only (keyword-only rankings
     # were not refitted).
-    question_conf_shift: float = 0.75
+    question_conf_shift: float = 0.85
     abstain_below: float = 0.5
 
     def weights(self, mode: Mode) -> tuple[float, ...]:

@@ -46,7 +46,7 @@ from knowledge.ranking import (
 from knowledge.store import fts
 from knowledge.store import runbooks as store_runbooks
 from knowledge.store import vectors as vector_tables
-from knowledge.wording import Vocabulary, asks_question, spelled_out
+from knowledge.wording import Vocabulary, asks_question, spelled_out, without_contrasts
 from memory.embedding.embedder import Embedder
 from memory.errors import EmbeddingUnavailable, InvalidLimit
 from memory.store import Database, Row
@@ -270,10 +270,11 @@ class Knowledge:
         fits every mode's weights from one hybrid run)."""
         # Every signal reads what the problem is, not what the query says it is not, in the
         # runbooks' own words: a person's question (not a pasted alert, which already uses the
-        # alert's words) has its typos corrected and its chat shorthand spelled out.
+        # alert's words) has its typos corrected, its chat shorthand spelled out and what it
+        # contrasts the problem with dropped (knowledge.wording.without_contrasts).
         text = without_exclusions(text)
         if asks_question(text):
-            text = spelled_out(self._vocabulary.corrected(text))
+            text = spelled_out(self._vocabulary.corrected(without_contrasts(text)))
         terms = identifier_terms(text)
         cands: dict[int, Candidate] = {}
         used: Mode = mode
@@ -385,7 +386,7 @@ class Knowledge:
         text = row[5]
         snippet = " ".join(_HEADING_MARK.sub("", text).split())  # "### Case" reads as "Case"
         if len(snippet) > SNIPPET_CHARS:
-            snippet = snippet[: SNIPPET_CHARS - 1] + "…"
+            snippet = _word_cut(snippet, SNIPPET_CHARS - 1) + "…"
         url = None
         if self._url:
             url = f"{self._url}/{slug}.md" + (f"#{row[3]}" if row[3] else "")
@@ -515,6 +516,14 @@ def with_subsections(rows: Sequence[Any]) -> tuple[list[Any], dict[Any, list[Any
             parts.append(f"{depth} {paths[j][-1]}\n\n{ordered[j][5].strip()}")
         out.append((*row[:5], "\n\n".join(parts), *row[6:]))
     return out, members
+
+
+def _word_cut(text: str, limit: int) -> str:
+    """`text` cut to at most `limit` characters at its last space (mid-word only when the text
+    has no space in its second half: one long identifier)."""
+    cut = text[: limit + 1]
+    space = cut.rfind(" ")
+    return (cut[:space] if space >= limit // 2 else text[:limit]).rstrip()
 
 
 def _bounded(text: str) -> str:

@@ -66,6 +66,27 @@ def asks_question(text: str) -> bool:
     return len(text.split()) <= CHAT_WORDS and _FULL_STOP.search(text) is None
 
 
+#: What a person's question contrasts the problem with ("how is this different from the filling-up
+#: alert", "(they are not crash looping)"): the words name another problem, so they must not pull
+#: its runbook up. Questions only: alert texts state their condition without contrasts.
+_CONTRAST = re.compile(
+    r"\b(?:different|differs?|distinct)\s+from\b[^.,;:()?!]*"
+    r"|\b(?:unlike|as\s+opposed\s+to|instead\s+of|not\s+just)\b[^.,;:()?!]*"
+    r"|\((?:[^()]*\s)?(?:not|no|never|isn't|aren't|isnt|arent)\s[^()]*\)",
+    re.IGNORECASE,
+)
+#: "find out", "figure out": the particle is part of the asking verb, not the problem's "out"
+#: (as in "out of memory" or "maxed out").
+_PARTICLE = re.compile(r"\b(find|figure|work|sort|point)\s+out\b", re.IGNORECASE)
+
+
+def without_contrasts(text: str) -> str:
+    """A question minus what it contrasts the problem with and the particles of its asking verbs;
+    `text` itself if no word would be left."""
+    kept = _PARTICLE.sub(r"\1", _CONTRAST.sub(" ", text))
+    return kept if _WORD.search(kept) else text
+
+
 def spelled_out(text: str) -> str:
     """`text` with the spelled-out words added after each shorthand it uses."""
     spans = sorted(

@@ -268,7 +268,7 @@ def _runbook_sources(top: RunbookHit, others: list[RunbookHit]) -> list[Source]:
             "",
             "runbook",
             f"{top.slug} › {sec.heading}",
-            sec.text[:LEAD_CHARS] if i == 0 and sec.text else sec.snippet,
+            runbook_text.lead(sec.text, LEAD_CHARS) if i == 0 and sec.text else sec.snippet,
             sec.url,
             ref=f"runbook:{top.slug}#{sec.anchor}",
         )
@@ -378,4 +378,4 @@ def _first_sentence(text: str, limit: int = 280) -> str:
     flat = " ".join(text.split())
     match = re.match(r"(.+?[.!?])(\s|$)", flat)
     sentence = match.group(1) if match else flat
-    return sentence if len(sentence) <= limit else sentence[: limit - 1] + "…"
+    return runbook_text.lead(sentence, limit)  # a long sentence is cut at a word

@@ -2,7 +2,9 @@
 
 Headings and `**bold**` become *bold*, bullets •, code fences stay code blocks (their language
 tag dropped, since Slack would show it as text), and the text is cut at a line end, closing an
-open code block. Links become `<url|text>` when the caller escapes (a complete reply), or just
+open code block. `lead` cuts a section's Markdown to the part an answer leads with at a sentence,
+line or word boundary with an ellipsis, never inside a `code span`, a `<…>` Slack entity or an
+`&…;` escape, so an answer never ends in "Check l". Links become `<url|text>` when the caller escapes (a complete reply), or just
 their text when the caller's renderer escapes the whole message later.
 """
 
@@ -18,6 +20,67 @@ _LINK = re.compile(r"\[([^\[\]\n]+)\]\((https?://[^()\s]+)\)")
 _BOLD = re.compile(r"\*\*(.+?)\*\*|__(.+?)__")
 _BULLET = re.compile(r"^(\s*)[-*+]\s+")
 _BLANKS = re.compile(r"\n{3,}")
+ELLIPSIS = "…"
+#: Room below which an overflowing paragraph is not started at all.
+MIN_PART = 40
+#: A boundary this far back from the limit is still a good place to cut: past it, cut at a word.
+BOUNDARY_SHARE = 0.5
+_SENTENCE_END = re.compile(r"[.!?:;](?=\s)|\n")
+_OPEN_ENTITY = re.compile(r"&[#a-zA-Z0-9]*$")
+
+
+def lead(text: str, limit: int) -> str:
+    """`text` cut to at most `limit` characters (ellipsis and a closing fence included) at the
+    last line or sentence end in its second half, else at the last word boundary; a cut that
+    would fall inside an inline code span, a `<…>` entity or an `&…;` escape moves before it, and
+    an open code fence is closed. Text within `limit` is returned as it is."""
+    if len(text) <= limit:
+        return text
+    room = limit - len(ELLIPSIS) - len("\n```")
+    cut = _at_boundary(text[: room + 1], room)
+    cut = _outside_spans(cut).rstrip()
+    if cut.count("```") % 2:
+        return f"{cut}\n```\n{ELLIPSIS}"
+    if cut.endswith("```"):
+        return f"{cut}\n{ELLIPSIS}"
+    return cut + (" " if cut.endswith(("`", ">", ".", "!", "?", ":", ";")) else "") + ELLIPSIS
+
+
+def _at_boundary(head: str, room: int) -> str:
+    """`head` (room + 1 characters, so a word ending right at the limit counts as whole) cut at
+    a line/sentence end past BOUNDARY_SHARE of `room`, else at its last whitespace."""
+    ends = [m.end() for m in _SENTENCE_END.finditer(head, 0, room + 1) if m.end() <= room]
+    if ends and ends[-1] >= BOUNDARY_SHARE * room:
+        return head[: ends[-1]]
+    space = max(head.rfind(" ", 0, room + 1), head.rfind("\n", 0, room + 1))
+    return head[:space] if space > 0 else head[:room]
+
+
+def _outside_spans(cut: str) -> str:
+    """`cut` moved back before an inline code span, Slack entity or escape it ends inside."""
+    while True:
+        line_start = cut.rfind("\n") + 1
+        line = cut[line_start:]
+        in_fence = cut.count("```") % 2 == 1
+        if in_fence and line and not line.lstrip().startswith("```"):
+            # A command is cut whole or not at all.
+            cut = cut[:line_start]
+            continue
+        if in_fence and cut.rstrip().splitlines()[-1].lstrip().startswith("```"):
+            cut = cut.rstrip()[: cut.rstrip().rfind("```")].rstrip()  # an opening fence alone
+            continue
+        ticks = line.replace("```", "").count("`")
+        if not in_fence and ticks % 2:
+            cut = cut[: line_start + line.rfind("`")].rstrip()
+            continue
+        if cut.rfind("<") > cut.rfind(">"):
+            cut = cut[: cut.rfind("<")].rstrip()
+            continue
+        trimmed = _OPEN_ENTITY.sub("", cut)
+        if trimmed != cut:
+            cut = trimmed.rstrip()
+            continue
+        return cut
 
 
 def to_mrkdwn(
@@ -37,7 +100,9 @@ def to_mrkdwn(
         else:
             line = _inline(raw, esc, links=escape is not None)
         if used + len(line) + 1 > limit - 8:
-            out.append("…")
+            room = limit - 8 - used
+            # A paragraph that does not fit is cut at a word, not dropped (a command line is).
+            out.append(lead(line, room) if not in_fence and room >= MIN_PART else ELLIPSIS)
             break
         out.append(line)
         used += len(line) + 1

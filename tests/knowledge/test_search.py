@@ -305,3 +305,49 @@ async def test_an_empty_parent_section_is_cited_with_its_subsections(
     assert "### Consumers are down" in first.text and "--replicas=6" in first.text
     assert first.snippet.startswith("Consumers are down Restart them")
     assert [s.heading for s in result.hits[0].sections].count("Consumers are slow") == 0
+
+
+SIBLINGS = {
+    "alertmanager-cluster-crashlooping": """# Alertmanager Cluster Crashlooping
+
+## Meaning
+Half or more of the Alertmanager pods in the cluster are crash looping.
+
+## Diagnosis
+Check why the pods keep restarting: `kubectl logs --previous`.
+""",
+    "alertmanager-cluster-down": """# Alertmanager Cluster Down
+
+## Meaning
+Half or more of the Alertmanager instances within the same cluster are down.
+
+## Diagnosis
+Verify why pods are not running: `kubectl get events`.
+""",
+}
+
+
+@pytest.mark.parametrize("mode", ["keyword", "hybrid"])
+async def test_a_question_is_not_pulled_to_the_problem_it_rules_out(
+    db: Database, tmp_path: Path, onnx: OnnxMiniLmEmbedder, mode: Mode
+) -> None:
+    k = Knowledge(db, write_corpus(tmp_path / "siblings", SIBLINGS), onnx)
+    asked = (
+        "Two Alertmanager pods are simply not running (they are not crash looping)."
+        " Where should I look?"
+    )
+    result = await k.search(asked, mode=mode)
+    assert [h.slug for h in result.hits][:1] == ["alertmanager-cluster-down"]
+    assert result.hits[0].sections[0].heading == "Diagnosis"
+
+
+async def test_a_long_sections_snippet_is_cut_at_a_word(db: Database, tmp_path: Path) -> None:
+    words = [f"listener{i}" for i in range(120)]
+    corpus = write_corpus(
+        tmp_path / "long", {"receivers": f"# Receivers\n\n## Steps\n{' '.join(words)}\n"}
+    )
+    snippet = (await Knowledge(db, corpus, None).search("receivers", mode="keyword")).hits[0]
+    text = snippet.sections[0].snippet
+    assert len(text) <= SNIPPET_CHARS and text.endswith("…")
+    kept = text.removesuffix("…")
+    assert (kept + " ") in (" ".join(words) + " ")  # ends on a whole word: not "listener4" of 42

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from knowledge.wording import Vocabulary, asks_question, spelled_out
+from knowledge.wording import Vocabulary, asks_question, spelled_out, without_contrasts
 
 
 def test_shorthand_is_spelled_out_next_to_the_original() -> None:
@@ -40,3 +40,23 @@ def test_terse_chat_without_a_question_mark_is_a_persons_message() -> None:
         " up status often on node-exporter monitoring/node-exporter-8xk2p"
     )
     assert not asks_question("Node is not ready. node-3 has been unready for more than 15 minutes.")
+
+
+def words(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_what_a_question_contrasts_the_problem_with_is_not_read() -> None:
+    asked = "Under 5% free, no prediction. How is this different from the filling-up alert?"
+    assert words(without_contrasts(asked)) == "Under 5% free, no prediction. How is this ?"
+    assert words(
+        without_contrasts("two pods are not running (they are not crash looping). Where to look?")
+    ) == ("two pods are not running . Where to look?")
+    assert words(without_contrasts("unlike yesterday, the job failed")) == ", the job failed"
+    # A parenthetical that states the problem, and a negation outside one, are the question.
+    assert without_contrasts("pods (two of three) not ready") == "pods (two of three) not ready"
+    # "find out" asks; the problem's own "out" (out of memory, maxed out) stays.
+    assert without_contrasts("how do I find out why the HPA is maxed out?") == (
+        "how do I find why the HPA is maxed out?"
+    )
+    assert without_contrasts("(not this)") == "(not this)"  # nothing would be left

@@ -1,0 +1,104 @@
+"""A runbook answer's lead is cut where a reader expects a cut: at a sentence, line or word, with
+an ellipsis, never inside a code span, a code block line or a Slack entity (the sandbox once
+showed "… Check l")."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from bot.answer.compose import LEAD_CHARS, Answering, Question, ThreadKey
+from bot.answer.runbook_text import ELLIPSIS, lead, to_mrkdwn
+from knowledge.search import Knowledge
+from memory.embedding.embedder import Embedder
+from memory.recall.recall import Recall
+from memory.scopes import Requester
+from memory.store.db import Database
+from tests.knowledge.conftest import write_corpus
+
+SECTION = (
+    "Check the logs of the pod with `kubectl logs -n monitoring alertmanager-main-0 --previous`"
+    " and look for configuration errors. See <https://docs.example/am|the Alertmanager docs>"
+    " for the fields &amp; their defaults.\n\n"
+    "```shell\nkubectl get events -n monitoring --sort-by=.lastTimestamp\n"
+    "kubectl describe pod alertmanager-main-0 -n monitoring\n```\n"
+    "Check listeners and receivers once the pod is back."
+)
+WORDS = set(re.findall(r"\S+", SECTION))
+
+
+def test_a_lead_is_cut_at_a_boundary_with_an_ellipsis_at_every_length() -> None:
+    for limit in range(20, len(SECTION)):
+        cut = lead(SECTION, limit)
+        assert len(cut) <= limit and cut.endswith(ELLIPSIS), limit
+        kept = cut.removesuffix(ELLIPSIS).removesuffix("\n```").rstrip()
+        if kept.endswith("```"):
+            kept = kept.removesuffix("```").rstrip()
+        assert SECTION.startswith(kept), limit
+        # The last kept word is a whole word of the section ("Check l" is not).
+        if kept:
+            assert kept.split()[-1] in WORDS, (limit, cut)
+        lines = cut.split("\n")
+        assert cut.count("```") % 2 == 0, (limit, cut)  # a code block is closed
+        in_fence = False
+        for line in lines:
+            if line.startswith("```"):
+                in_fence = not in_fence
+            elif in_fence:
+                assert SECTION.count(line + "\n") >= 1, (limit, line)  # commands stay whole
+            else:
+                assert line.count("`") % 2 == 0, (limit, line)  # no open code span
+        assert cut.count("<") == cut.count(">"), (limit, cut)  # no half Slack link
+        assert re.search(r"&[a-z]*(?!;)\W*$", kept.replace("&amp;", "")) is None
+
+
+def test_a_cut_inside_a_code_block_keeps_the_whole_commands_before_it() -> None:
+    inside_second = SECTION.index("kubectl describe") + 15
+    cut = lead(SECTION, inside_second)
+    assert "kubectl get events -n monitoring --sort-by=.lastTimestamp\n```" in cut
+    assert "describe" not in cut
+    assert "kubectl describe pod alertmanager-main-0" in lead(SECTION, len(SECTION) - 10)
+
+
+def test_a_lead_within_its_limit_is_left_alone() -> None:
+    assert lead(SECTION, len(SECTION)) == SECTION
+    assert lead("Roll back the deploy.", 900) == "Roll back the deploy."
+
+
+def test_a_paragraph_longer_than_the_body_is_cut_at_a_word_not_dropped() -> None:
+    body = to_mrkdwn("Scale the deployment down before draining. " * 60, limit=300)
+    assert body.startswith("Scale the deployment down") and body.endswith(ELLIPSIS)
+    assert body.removesuffix(ELLIPSIS).split()[-1] in {"Scale", "the", "deployment", "down",
+                                                       "before", "draining."}  # fmt: skip
+    assert len(body) <= 300
+
+
+async def test_the_answer_leads_with_a_long_section_cut_at_a_word(
+    db: Database, tmp_path: Path, embedder: Embedder
+) -> None:
+    """Through the answer a mention gets: the top section is longer than the lead, and the
+    lead ends on a whole word with an ellipsis."""
+    steps = " ".join(
+        f"Check listener {i} and restart its receiver when it has stopped." for i in range(40)
+    )
+    corpus = write_corpus(
+        tmp_path / "runbooks",
+        {"alertmanager-down": f"# Alertmanager down\n\n## Mitigation\n{steps}\n"},
+    )
+    answering = Answering(
+        recall=Recall(db, embedder),
+        knowledge=Knowledge(db, corpus, embedder),
+        skills=None,
+        profiles=None,
+        episodes=None,
+    )
+    requester = Requester("T1/U1", "T1", channel_id="C1")
+    answer = await answering.compose(
+        Question(requester, "alertmanager is down, how do I fix it?", ThreadKey("T1", "C1", "1"))
+    )
+    top = answer.of_kind("runbook")[0]
+    assert top.label == "alertmanager-down › Mitigation"
+    assert len(top.text) <= LEAD_CHARS and top.text.endswith(ELLIPSIS)
+    last = top.text.removesuffix(ELLIPSIS).split()[-1]
+    assert last in set(steps.split())
+    assert answer.summary.split("\n")[1].endswith(ELLIPSIS)
