@@ -23,7 +23,7 @@ from evals.memory import ASKER, TEAM
 from memory.recall.floor import Features, FloorConfig
 from memory.recall.recall import features
 from memory.scopes import Requester
-from memory.text import Mode, stems
+from memory.text import Mode
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -66,7 +66,6 @@ async def collect(
         for q in conv.questions:
             if not q.evidence:
                 continue
-            question = stems(q.text)
             for where in (n, (n + 1) % len(convs)):
                 channel, dia_of = channels[where]
                 asker = Requester(ASKER, TEAM, channel_id=channel)
@@ -76,7 +75,7 @@ async def collect(
                     Case(
                         group=n,
                         answerable=own,
-                        features=tuple(features(question, it, r) for r, it in enumerate(items)),
+                        features=tuple(features(q.text, it, r) for r, it in enumerate(items)),
                         labels=tuple(own and dia_of.get(it.id) in q.evidence for it in items),
                         evidence=len(q.evidence) if own else 0,
                     )

@@ -8,9 +8,13 @@ terms are always quoted for FTS5, so no user text is ever parsed as FTS5 syntax.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Literal
+
+import snowballstemmer
 
 #: How a search combines its evidence: words only, vectors only, or both fused.
 Mode = Literal["keyword", "semantic", "hybrid"]
@@ -49,16 +53,32 @@ def topic_terms(text: str, *, max_terms: int = 32) -> list[str]:
 
 
 _ALNUM = re.compile(r"[a-z0-9]+")
-STEM = 5  # words compared on their first letters, so "timeouts" meets "timeout"
+_STEMMER = snowballstemmer.stemmer("english")
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """A lowercase word's English (Porter2) stem: "rolled" and "roll" meet, as they do in the
+    FTS5 index's porter tokenizer; digits and identifiers stay as they are."""
+    return str(_STEMMER.stemWord(word)) if word.isalpha() else word
 
 
 def stems(text: str) -> set[str]:
-    """Content words of `text`, cut to their first `STEM` letters (a crude, cheap stemmer)."""
+    """Stems of the content words of `text`."""
     return {
-        w[:STEM]
+        stem(w)
         for w in _ALNUM.findall(text.lower())
         if w not in STOP_WORDS and (len(w) > 1 or w.isdigit())
     }
+
+
+def joined_stems(text: str) -> dict[str, tuple[str, str]]:
+    """Each two adjacent words written as one, stemmed, to the stems of the two words:
+    "rolled back" gives rollback -> (roll, back), so a compound in one text meets the two words
+    of the other. Function words count here: the second word of a phrasal verb (back, over,
+    up, down) usually is one."""
+    words = [w for w in _ALNUM.findall(text.lower()) if w.isalpha()]
+    return {stem(stem(a) + b): (stem(a), stem(b)) for a, b in itertools.pairwise(words)}
 
 
 def fts_match(terms: Sequence[str]) -> str | None:

@@ -30,7 +30,7 @@ from memory.store import incidents as incident_store
 from memory.store import threads as thread_store
 from memory.store import vectors
 from memory.store.visibility import public_channels
-from memory.text import fts_match, rrf, stems, topic_terms
+from memory.text import fts_match, rrf, topic_terms
 
 if TYPE_CHECKING:
     from memory.embedding.embedder import Embedder
@@ -189,12 +189,11 @@ class Episodes:
         floor fitted for notes (closeness in meaning, share of the question's words, rank), so a
         roll-up that merely shares one word with the question ("logs") is not shown."""
         hits = await self.search(requester, query, k=max(k, CANDIDATES))
-        question = stems(query)
         kept = []
         for rank, hit in enumerate(hits):
             floor = floors["hybrid" if hit.similarity > 0 else "keyword"]
             text = f"{hit.episode.title}\n{hit.episode.summary}"
-            seen = Features(hit.similarity, coverage(question, text), 1.0 / (rank + 1))
+            seen = Features(hit.similarity, coverage(query, text), 1.0 / (rank + 1))
             if floor.probability(seen) >= floor.floor:
                 kept.append(hit)
         return kept[:k]

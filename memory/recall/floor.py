@@ -15,7 +15,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from memory.text import stems
+from memory.text import joined_stems, stems
 
 
 @dataclass(frozen=True)
@@ -58,11 +58,18 @@ class Features:
         return (self.similarity, self.coverage, self.rank)
 
 
-def coverage(question: set[str], item_text: str) -> float:
-    """Share of the question's stems the item contains."""
-    if not question:
+def coverage(question: str, item_text: str) -> float:
+    """Share of the question's stems the item contains; a compound on one side meets its two
+    words on the other ("rollback" and "rolled back")."""
+    asked = stems(question)
+    if not asked:
         return 0.0
-    return len(question & stems(item_text)) / len(question)
+    said = stems(item_text)
+    covered = asked & (said | joined_stems(item_text).keys())
+    for compound, parts in joined_stems(question).items():
+        if compound in said:
+            covered |= asked & set(parts)
+    return len(covered) / len(asked)
 
 
 # Fitted by `opsmemory eval calibrate` (evals/calibrate.py) on incident-threads-dev.json;

@@ -273,14 +273,11 @@ class Recall:
         ranked = ranked[: self._config.candidates]
         if floor is None:
             return await self._with_earlier(requester, query, ranked)
-        question = stems(query)
         # An item the vector pass did not see (no vector yet: the index job embeds new notes
         # within a minute) is judged by the model fitted without similarity.
         words_only = self._config.floors.get("keyword", floor)
         probabilities = [
-            (floor if item.similarity > 0 else words_only).probability(
-                features(question, item, rank)
-            )
+            (floor if item.similarity > 0 else words_only).probability(features(query, item, rank))
             for rank, item in enumerate(ranked)
         ]
         kept = [replace(ranked[i], relevance=probabilities[i]) for i in floor.keep(probabilities)]
@@ -407,7 +404,6 @@ class Recall:
         )
         mode = self._config.mode if self._embedder is not None else "keyword"
         floor = self._config.floors.get(mode)
-        question = stems(text)
         by_incident: dict[str, tuple[float, RecallItem]] = {}
         for rank, hit in enumerate(hits):
             # Similar incidents are shown where others read them: never from personal memory.
@@ -416,7 +412,7 @@ class Recall:
             if hit.scope == "user":
                 continue
             judge = floor if hit.similarity > 0 else self._config.floors.get("keyword", floor)
-            p = judge.probability(features(question, hit, rank)) if judge else hit.score
+            p = judge.probability(features(text, hit, rank)) if judge else hit.score
             if judge is not None and p < judge.floor:
                 continue
             total, best = by_incident.get(hit.incident_id, (0.0, hit))
@@ -513,7 +509,7 @@ async def _nothing() -> list[int]:
     return []
 
 
-def features(question: set[str], item: RecallItem, rank: int) -> Features:
+def features(question: str, item: RecallItem, rank: int) -> Features:
     """What the floor reads of one ranked candidate."""
     return Features(
         similarity=item.similarity,

@@ -5,8 +5,20 @@ from __future__ import annotations
 
 import asyncio
 
+from bot.runtime import Runtime
+from bot.scheduler import Jobs
 from bot.standin import FakeSlack, SlackDriver
-from tests.e2e.workspace import ALICE, EXTERNAL, GENERAL, GUEST, INCIDENT, PRIVATE, eventually
+from tests.e2e.workspace import (
+    ALICE,
+    BOB,
+    EXTERNAL,
+    GENERAL,
+    GUEST,
+    INCIDENT,
+    PRIVATE,
+    TEAM,
+    eventually,
+)
 
 
 def ephemerals(slack: FakeSlack, user: str) -> list[str]:
@@ -130,3 +142,23 @@ async def test_an_incident_title_is_echoed_to_the_channel_inert(
     opened = await reply_to(slack, driver, ALICE, GENERAL, "open sev2 <!here> checkout & cart")
     assert "&lt;!here&gt; checkout &amp; cart" in opened
     assert "<!here>" not in opened
+
+
+async def test_a_note_stays_found_once_embedded_whatever_form_of_the_verb_is_asked(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """Found as a person drove it: "what did we roll back?" found the note until the index job
+    embedded it, then memory said it had nothing (the words rolled / roll did not meet, and the
+    vector alone stayed under the floor); "rollback" never found it."""
+    saved = await reply_to(slack, driver, ALICE, INCIDENT, "note rolled back payments-api to v41")
+    assert saved.startswith("Saved note")
+    await reply_to(slack, driver, ALICE, INCIDENT, "note paged the db team, Carol is on it")
+    assert await Jobs(bot.deps, bot.app.client, team_id=TEAM).index_vectors() == 2
+    for question in ("recall what did we roll back?", "recall rollback"):
+        found = await reply_to(slack, driver, BOB, INCIDENT, question)
+        assert "rolled back payments-api to v41" in found, question
+        assert "Carol" not in found, question
+    nothing = await reply_to(
+        slack, driver, BOB, INCIDENT, "recall is the CDN certificate expiring?"
+    )
+    assert nothing == "Memory has nothing on that."

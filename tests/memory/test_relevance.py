@@ -12,7 +12,6 @@ from memory.recall.floor import FLOORS, Features, FloorConfig, coverage
 from memory.recall.recall import Recall
 from memory.recall.supersede import corrects
 from memory.scopes import Requester
-from memory.text import stems
 from memory.threads import Threads
 from tests.memory.contexts import ALICE, BOB, ctx
 
@@ -46,9 +45,24 @@ def test_labels_are_stripped_once_however_often_they_are_repeated() -> None:
 
 
 def test_coverage_counts_question_words_the_item_contains_ignoring_endings() -> None:
-    question = stems("which pgbouncer pool timeouts?")
+    question = "which pgbouncer pool timeouts?"
     assert coverage(question, "PgBouncer pool timeout at 02:31") == 1.0
     assert coverage(question, "coffee time") == 0.0
+
+
+def test_coverage_reads_a_short_verb_with_its_ending() -> None:
+    """A five-letter prefix kept "rolled" (rolle) apart from "roll": the note that answered
+    "what did we roll back?" had half its words and fell under the floor once embedded."""
+    assert coverage("what did we roll back?", "rolled back payments-api to v41") == 1.0
+    assert coverage("who paged the db team?", "paging the db team now") == 1.0
+
+
+def test_coverage_meets_a_compound_with_its_two_words_either_way() -> None:
+    assert coverage("rollback", "rolled back payments-api to v41") == 1.0
+    assert coverage("did we roll back?", "rollback of payments-api done") == 1.0
+    assert coverage("failover", "the primary failed over at 10:02") == 1.0
+    # Two words that only sit next to each other are not the compound of something else.
+    assert coverage("rollback", "we rolled the dice and went back") == 0.0
 
 
 def test_the_floor_keeps_the_best_few_and_nothing_below_it() -> None:
