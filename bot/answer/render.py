@@ -55,10 +55,22 @@ def clip(text: str, limit: int) -> str:
     return cut
 
 
+#: A word boundary this far into the room is where a long line is cut; before it, mid-word.
+WORD_CUT_SHARE = 0.6
+
+
 def one_line(text: str, limit: int = 200) -> str:
-    """Stored text on one line, escaped, at most `limit` characters (an ellipsis says it was cut)."""
+    """Stored text on one line, escaped, at most `limit` characters, cut after a whole word
+    (mid-word only when the line has no space late enough) and never inside an entity; an
+    ellipsis says it was cut."""
     flat = escape(" ".join(text.split()))
-    return flat if len(flat) <= limit else clip(flat, limit - 1).rstrip() + "…"
+    if len(flat) <= limit:
+        return flat
+    cut = clip(flat, limit - 1)
+    space = cut.rfind(" ")
+    if not flat[len(cut)].isspace() and space >= WORD_CUT_SHARE * (limit - 1):
+        cut = cut[:space]
+    return cut.rstrip() + "…"
 
 
 def truncate(text: str, limit: int = MAX_SECTION_CHARS, *, link: str | None = None) -> str:
@@ -105,10 +117,15 @@ def _cite(s: Source) -> str:
     return f"[{s.key}] {label}"
 
 
+def _plain(s: Source) -> str:
+    """A source's text as a line reads it: a runbook's Markdown links as their words."""
+    return runbook_text.link_words(s.text) if s.kind == "runbook" else s.text
+
+
 def _source_lines(title: str, sources: Sequence[Source]) -> list[Block]:
     if not sources:
         return []
-    lines = [f"*{title}*"] + [f"• {_cite(s)} — {one_line(s.text)}" for s in sources]
+    lines = [f"*{title}*"] + [f"• {_cite(s)} — {one_line(_plain(s))}" for s in sources]
     return [section("\n".join(lines))]
 
 

@@ -29,6 +29,12 @@ _SENTENCE_END = re.compile(r"[.!?:;](?=\s)|\n")
 _OPEN_ENTITY = re.compile(r"&[#a-zA-Z0-9]*$")
 
 
+def link_words(text: str) -> str:
+    """Markdown links as their words only ("See [Debugging Pods](https://…)" -> "See Debugging
+    Pods"), for a one-line excerpt that would show the raw URL and cut it."""
+    return _LINK.sub(r"\1", text)
+
+
 def lead(text: str, limit: int) -> str:
     """`text` cut to at most `limit` characters (ellipsis and a closing fence included) at the
     last line or sentence end in its second half, else at the last word boundary; a cut that

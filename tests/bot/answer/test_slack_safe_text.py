@@ -70,3 +70,17 @@ def test_the_bots_own_mention_is_stripped_other_mentions_kept() -> None:
     text = "<@U0BOT> decision: roll back, cc <@U0ALICE> <@U0BOT|opsmemory>"
     assert without_bot_mention(text, "U0BOT") == "decision: roll back, cc <@U0ALICE>"
     assert without_bot_mention(text, None) == text
+
+
+def test_one_line_cuts_after_a_whole_word_and_mid_word_only_without_a_late_space() -> None:
+    line = render.one_line("check the pgbouncer pool and the replica lag before failing over", 40)
+    assert line == "check the pgbouncer pool and the…"
+    assert render.one_line("x" * 80, 20) == "x" * 19 + "…"  # one long token: nothing to cut at
+    assert render.one_line("see " + "y" * 80, 20) == "see " + "y" * 15 + "…"  # space too early
+
+
+def test_a_runbook_line_shows_a_markdown_link_as_its_words_not_a_cut_url() -> None:
+    src = Source("S1", "runbook", "kube-pod-crash-looping › Mitigation",
+                 "Fix the app. See [Debugging Pods](https://kubernetes.io/docs/tasks/debug/)")  # fmt: skip
+    text = json.dumps(render.answer(Answer(summary="x", sources=(src,))))
+    assert "See Debugging Pods" in text and "kubernetes.io" not in text
