@@ -136,7 +136,7 @@ def digest_parts(d: Digest) -> list[str]:
     for i in d.incidents_opened + d.incidents_resolved:
         state = f"resolved {i.resolved_at:%d %b %H:%M} UTC" if i.resolved_at else i.status
         head = f"*{i.id}* {line(i.title, 200)} · {i.severity} · {state}"
-        blocks.setdefault(i.id, _Report(head))
+        blocks.setdefault(i.id, _Report(head, marked_resolved=i.resolved_at is not None))
     for e in d.episodes[-DIGEST_EPISODES:]:
         report = _Report(f"{line(e.title, 120)}")
         if e.incident_id is not None:
@@ -144,7 +144,9 @@ def digest_parts(d: Digest) -> list[str]:
         if causes := e.sections.get("root_causes"):
             report.causes.append(f"Root cause: {line(causes[-1], 160)}")
         if status := e.sections.get("status"):
-            report.status.append(f"Status: {line(status[-1], 160)}")
+            # Under an incident nobody marked resolved, the thread's word is not its status.
+            said = "Status" if report.marked_resolved or e.incident_id is None else "Thread says"
+            report.status.append(f"{said}: {line(status[-1], 160)}")
         actions = e.sections.get("actions") or []
         report.actions += [f"Action: {line(a, 160)}" for a in actions[:3]]
         if len(actions) > 3:
@@ -171,6 +173,7 @@ class _Report:
     reports them: the latest root cause, the decisions, the latest status, the actions."""
 
     head: str
+    marked_resolved: bool = False  # `/incident status resolved` was run: the head says so
     causes: list[str] = field(default_factory=list)
     decisions: list[str] = field(default_factory=list)
     status: list[str] = field(default_factory=list)

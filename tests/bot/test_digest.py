@@ -49,3 +49,14 @@ def test_threads_of_no_incident_keep_their_own_cause_and_status() -> None:
     (b,) = [p for p in parts if p.startswith("• thread 2")]
     assert "bad config in A" in a and "status 1" in a and "expired cert in B" not in a
     assert "expired cert in B" in b and "status 2" in b
+
+
+def test_a_thread_status_under_an_open_incident_says_it_is_the_threads_word() -> None:
+    """The scenario's digest read "sev3 · open" over "Status: resolved at 10:48": two states."""
+    resolved = DigestIncident("inc-2", "db failover", "sev2", "resolved", "C2", NOW, NOW)
+    episodes = [_episode(1, "inc-1", "pool exhausted"), _episode(2, "inc-2", "disk full")]
+    parts = digest_parts(Digest("T1", NOW, NOW, [_incident(1)], [resolved], episodes, []))
+    (still_open,) = [p for p in parts if p.startswith("• *inc-1*")]
+    (closed,) = [p for p in parts if p.startswith("• *inc-2*")]
+    assert " · open\n" in still_open and "Thread says: status 1: mitigated" in still_open
+    assert "Status: status 2: mitigated" in closed and "Thread says" not in closed

@@ -141,10 +141,10 @@ async def test_a_thread_rolls_up_into_an_episode_a_person_would_write_and_the_di
     assert [x.strip().split(":")[0] for x in under] == [
         "Root cause",
         "Decision",
-        "Status",
+        "Thread says",  # the head says open: nobody ran `/incident status resolved`
         "Action",
     ]
-    assert "Root cause: not DNS" in digest and "Status: resolved" in digest
+    assert "Root cause: not DNS" in digest and "Thread says: resolved" in digest
     assert digest.count("roll back checkout to v41") == 1  # one incident, one block, said once
 
 
