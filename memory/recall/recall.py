@@ -20,6 +20,7 @@ from memory.errors import EmbeddingUnavailable, InvalidLimit
 from memory.incidents import parse_incident_id
 from memory.notes.exchange import WINDOW as EXCHANGE_WINDOW
 from memory.recall.answer_type import holds, wanted
+from memory.recall.clauses import clauses
 from memory.recall.earlier import about_an_earlier_incident, asked_kind, topic_words
 from memory.recall.floor import FLOORS, Features, FloorConfig, coverage
 from memory.recall.keyword import KeywordConfig, keyword_candidates
@@ -276,12 +277,24 @@ class Recall:
         # An item the vector pass did not see (no vector yet: the index job embeds new notes
         # within a minute) is judged by the model fitted without similarity.
         words_only = self._config.floors.get("keyword", floor)
-        probabilities = [
-            (floor if item.similarity > 0 else words_only).probability(features(query, item, rank))
-            for rank, item in enumerate(ranked)
-        ]
-        kept = [replace(ranked[i], relevance=probabilities[i]) for i in floor.keep(probabilities)]
-        items = (await self._with_corrections(requester, kept))[: floor.most]
+
+        def judged(text: str) -> list[float]:
+            return [
+                (floor if it.similarity > 0 else words_only).probability(features(text, it, r))
+                for r, it in enumerate(ranked)
+            ]
+
+        probabilities = judged(query)
+        chosen = floor.keep(probabilities)
+        parts = clauses(query)
+        # A question that asks two things: each part may add the item that best answers it.
+        for part in parts if len(parts) > 1 else []:
+            for i in floor.keep(judged(part))[:1]:
+                if i not in chosen:
+                    chosen.append(i)
+        kept = [replace(ranked[i], relevance=probabilities[i]) for i in sorted(chosen)]
+        most = floor.most + len(parts) - 1
+        items = (await self._with_corrections(requester, kept))[:most]
         return await self._with_earlier(requester, query, items)
 
     async def _with_earlier(

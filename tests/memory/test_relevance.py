@@ -8,6 +8,7 @@ import numpy as np
 from evals.calibrate import Case, fit, fit_logistic, score
 from memory.episodes.statements import classify, strip_label
 from memory.notes.notes import Notes
+from memory.recall.clauses import clauses
 from memory.recall.floor import FLOORS, Features, FloorConfig, coverage
 from memory.recall.recall import Recall
 from memory.recall.supersede import corrects
@@ -205,3 +206,33 @@ def test_a_correction_naming_a_new_owner_corrects_the_action_not_a_decision() ->
     assert corrects(action, 2, fix, 3, earlier_kind="action")
     assert corrects(decision, 1, "scratch that, roll back checkout to v40 instead", 3,
                     earlier_kind="decision")  # fmt: skip
+
+
+def test_a_question_that_asks_two_things_is_read_as_its_parts() -> None:
+    assert clauses("What was the DNS theory based on, and why was it dropped?") == [
+        "What was the DNS theory based on",
+        "why was it dropped",
+    ]
+    assert clauses("is it down? who is on call?") == ["is it down", "who is on call"]
+    # "and" joining two things asked about, not two questions: one part.
+    assert clauses("roll back and restart the pods") == ["roll back and restart the pods"]
+    assert clauses("who owns the CI check?") == ["who owns the CI check?"]
+
+
+async def test_each_part_of_a_two_part_question_brings_the_note_that_answers_it(
+    db, redactor, embedder
+) -> None:
+    """Driven as a person: "what did we roll back and who is on the db?" showed only the
+    rollback; the note naming who is on the database stayed under the floor."""
+    notes = Notes(db, redactor, embedder)
+    await notes.save(ctx("C1", author=ALICE), "rolled back payments-api to v41 at 10:12")
+    await notes.save(ctx("C1", author=BOB), "paged the db team, Carol is on it")
+    await notes.save(ctx("C1", author=BOB), "cdn cache purged for the static bundle")
+    recall = Recall(db, embedder)
+    both = await recall.relevant(ASKER, "what did we roll back and who is on the db?")
+    assert [i.text for i in both] == [
+        "rolled back payments-api to v41 at 10:12",
+        "paged the db team, Carol is on it",
+    ]
+    one = await recall.relevant(ASKER, "what did we roll back?")
+    assert [i.text for i in one] == ["rolled back payments-api to v41 at 10:12"]
