@@ -69,10 +69,14 @@ def asks_question(text: str) -> bool:
 #: What a person's question contrasts the problem with ("how is this different from the filling-up
 #: alert", "(they are not crash looping)"): the words name another problem, so they must not pull
 #: its runbook up. Questions only: alert texts state their condition without contrasts.
+# What follows a contrast word, up to a few words, stopping before a word that starts the next
+# clause ("unlike yesterday | is the disk filling up").
+_CONTRASTED = r"(?:\s+(?!(?:and|but|while|so|is|are|was|were|keeps?|still)\b)[\w'/-]+){1,6}"
 _CONTRAST = re.compile(
-    r"\b(?:different|differs?|distinct)\s+from\b[^.,;:()?!]*"
-    r"|\b(?:unlike|as\s+opposed\s+to|instead\s+of|not\s+just)\b[^.,;:()?!]*"
-    r"|\((?:[^()]*\s)?(?:not|no|never|isn't|aren't|isnt|arent)\s[^()]*\)",
+    rf"\b(?:different|differs?|distinct)\s+from{_CONTRASTED}"
+    rf"|\b(?:unlike|as\s+opposed\s+to|instead\s+of){_CONTRASTED}"
+    # "(not sure if …)" hedges; it does not rule anything out.
+    r"|\((?:[^()]*\s)?(?:not|no|never|isn't|aren't|isnt|arent)\s(?!sure\b)[^()]*\)",
     re.IGNORECASE,
 )
 #: "find out", "figure out": the particle is part of the asking verb, not the problem's "out"

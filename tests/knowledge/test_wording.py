@@ -60,3 +60,17 @@ def test_what_a_question_contrasts_the_problem_with_is_not_read() -> None:
         "how do I find why the HPA is maxed out?"
     )
     assert without_contrasts("(not this)") == "(not this)"  # nothing would be left
+
+
+def test_a_contrast_drops_only_what_it_rules_out_never_the_problem_itself() -> None:
+    """Review: the contrast ran to the end of its clause, so the problem went with it."""
+    # "not just X but Y" says both are the problem: nothing is ruled out.
+    asked = "pods are not just slow but crash looping"
+    assert without_contrasts(asked) == asked
+    # The contrast stops where the question's own clause starts.
+    assert words(without_contrasts("why unlike yesterday is the disk filling up")) == (
+        "why is the disk filling up"
+    )
+    # A hedge in brackets is still the question.
+    hedged = "disk full (not sure if related to the OOM kills)"
+    assert without_contrasts(hedged) == hedged
