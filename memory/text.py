@@ -8,7 +8,6 @@ terms are always quoted for FTS5, so no user text is ever parsed as FTS5 syntax.
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Sequence
 from functools import lru_cache
@@ -72,13 +71,31 @@ def stems(text: str) -> set[str]:
     }
 
 
+_PAIR = re.compile(r"\b([a-z]+)(?=[\s-]+([a-z]+)\b)")
+
+
 def joined_stems(text: str) -> dict[str, tuple[str, str]]:
-    """Each two adjacent words written as one, stemmed, to the stems of the two words:
-    "rolled back" gives rollback -> (roll, back), so a compound in one text meets the two words
-    of the other. Function words count here: the second word of a phrasal verb (back, over,
-    up, down) usually is one."""
-    words = [w for w in _ALNUM.findall(text.lower()) if w.isalpha()]
-    return {stem(stem(a) + b): (stem(a), stem(b)) for a, b in itertools.pairwise(words)}
+    """Each content word and the word right after it (a space or hyphen apart, no punctuation)
+    written as one, stemmed, to the stems of the two words: "rolled back" gives rollback ->
+    (roll, back), so a compound in one text meets the two words of the other. The second word
+    may be a function word: the particle of a phrasal verb (back, over, up, down) usually is;
+    the first may not, so "an other" is not "another"."""
+    return {
+        stem(stem(a) + b): (stem(a), stem(b))
+        for a, b in _PAIR.findall(text.lower())
+        if a not in STOP_WORDS
+    }
+
+
+#: Stems this long meet a stem they begin (config / configur, replic / replica, postgr /
+#: postgresql), which English stemming leaves apart; shorter ones do not (check / checkout).
+PREFIX_STEM = 6
+
+
+def prefix_meets(a: str, b: str) -> bool:
+    """Whether one stem begins the other and the shorter has at least PREFIX_STEM letters."""
+    short, long_ = (a, b) if len(a) <= len(b) else (b, a)
+    return len(short) >= PREFIX_STEM and long_.startswith(short)
 
 
 def fts_match(terms: Sequence[str]) -> str | None:

@@ -15,7 +15,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from memory.text import joined_stems, stems
+from memory.text import joined_stems, prefix_meets, stems
 
 
 @dataclass(frozen=True)
@@ -59,16 +59,21 @@ class Features:
 
 
 def coverage(question: str, item_text: str) -> float:
-    """Share of the question's stems the item contains; a compound on one side meets its two
-    words on the other ("rollback" and "rolled back")."""
+    """Share of the question's stems the item contains: the same stem, a long stem the other
+    begins (`text.prefix_meets`), or a compound on one side meeting its two words on the other
+    ("rollback" and "rolled back")."""
     asked = stems(question)
     if not asked:
         return 0.0
     said = stems(item_text)
-    covered = asked & (said | joined_stems(item_text).keys())
-    for compound, parts in joined_stems(question).items():
-        if compound in said:
-            covered |= asked & set(parts)
+    covered = asked & said
+    missing = asked - covered
+    if missing:
+        covered |= {a for a in missing if any(prefix_meets(a, s) for s in said)}
+        covered |= missing & joined_stems(item_text).keys()
+        for compound, parts in joined_stems(question).items():
+            if compound in said:
+                covered |= asked & set(parts)
     return len(covered) / len(asked)
 
 

@@ -289,9 +289,11 @@ class Recall:
         parts = clauses(query)
         # A question that asks two things: each part may add the item that best answers it.
         for part in parts if len(parts) > 1 else []:
-            for i in floor.keep(judged(part))[:1]:
-                if i not in chosen:
-                    chosen.append(i)
+            answers = judged(part)
+            if kept_here := floor.keep(answers):
+                best = max(kept_here, key=answers.__getitem__)
+                if best not in chosen:
+                    chosen.append(best)
         kept = [replace(ranked[i], relevance=probabilities[i]) for i in sorted(chosen)]
         most = floor.most + len(parts) - 1
         items = (await self._with_corrections(requester, kept))[:most]

@@ -64,6 +64,17 @@ def test_coverage_meets_a_compound_with_its_two_words_either_way() -> None:
     assert coverage("failover", "the primary failed over at 10:02") == 1.0
     # Two words that only sit next to each other are not the compound of something else.
     assert coverage("rollback", "we rolled the dice and went back") == 0.0
+    assert coverage("rollback", "we rolled. back then it was fine") == 0.0  # a sentence apart
+    for compound, apart in (("notice", "not ice"), ("another", "an other"), ("inbox", "in box")):
+        assert coverage(compound, apart) == 0.0, compound  # a function word opens no compound
+
+
+def test_coverage_meets_a_long_stem_the_other_begins_but_not_a_short_one() -> None:
+    """English stemming leaves config / configuration and replica / replication apart."""
+    assert coverage("configuration change", "config change at 10:02") == 1.0
+    assert coverage("replication lag", "replica lag is 40 s") == 1.0
+    assert coverage("postgres", "postgresql max_connections hit") == 1.0
+    assert coverage("checkout", "check the pool") == 0.0  # five letters: not enough
 
 
 def test_the_floor_keeps_the_best_few_and_nothing_below_it() -> None:
@@ -217,6 +228,10 @@ def test_a_question_that_asks_two_things_is_read_as_its_parts() -> None:
     # "and" joining two things asked about, not two questions: one part.
     assert clauses("roll back and restart the pods") == ["roll back and restart the pods"]
     assert clauses("who owns the CI check?") == ["who owns the CI check?"]
+    many = "is it down? who is on call? what broke? where is the runbook? why did it page?"
+    assert clauses(many) == ["is it down", "who is on call", "what broke"]  # the first three
+    spaced = "a" + " " * 40_000 + "b?"  # Slack keeps whitespace; the split stays linear
+    assert clauses(spaced) == [spaced]
 
 
 async def test_each_part_of_a_two_part_question_brings_the_note_that_answers_it(
