@@ -119,7 +119,7 @@ def _cite(s: Source) -> str:
 
 def _plain(s: Source) -> str:
     """A source's text as a line reads it: a runbook's Markdown links as their words."""
-    return runbook_text.link_words(s.text) if s.kind == "runbook" else s.text
+    return runbook_text.plain(s.text) if s.kind == "runbook" else s.text
 
 
 def _source_lines(title: str, sources: Sequence[Source]) -> list[Block]:

@@ -29,10 +29,28 @@ _SENTENCE_END = re.compile(r"[.!?:;](?=\s)|\n")
 _OPEN_ENTITY = re.compile(r"&[#a-zA-Z0-9]*$")
 
 
-def link_words(text: str) -> str:
-    """Markdown links as their words only ("See [Debugging Pods](https://…)" -> "See Debugging
-    Pods"), for a one-line excerpt that would show the raw URL and cut it."""
-    return _LINK.sub(r"\1", text)
+_HEADING_MARK = re.compile(r"^\s*#{1,6}\s+", re.MULTILINE)
+
+
+def plain(text: str) -> str:
+    """A runbook's Markdown as the words a one-line excerpt shows: links as their words ("See
+    [Debugging Pods](https://…)" -> "See Debugging Pods", not a raw URL cut mid-way), headings
+    without their `#`, bold without its `**`, and no layout HTML."""
+    words = _LINK.sub(r"\1", _HEADING_MARK.sub("", text))
+    return without_html(_BOLD.sub(lambda m: m[1] or m[2], words))
+
+
+#: HTML that Markdown runbooks use for layout (GitHub renders it; Slack would show the tags).
+_SUMMARY = re.compile(r"<summary>.*?</summary>", re.IGNORECASE | re.DOTALL)
+_LAYOUT_TAG = re.compile(
+    r"</?(?:details|summary|br|p|div|span|b|i|em|strong|sub|sup|kbd)\b[^<>]*/?>", re.IGNORECASE
+)
+
+
+def without_html(text: str) -> str:
+    """`text` without layout HTML: a `<summary>` label ("Full context") goes whole, other tags
+    (`<details>`, `<br>`, `<b>`…) leave their words."""
+    return _LAYOUT_TAG.sub("", _SUMMARY.sub("", text))
 
 
 def lead(text: str, limit: int) -> str:
@@ -104,9 +122,17 @@ def to_mrkdwn(
         elif in_fence:
             line = esc(raw)
         else:
+            raw = without_html(raw)
+            if not raw.strip() and raw:
+                continue  # a line that held only HTML (<details>) says nothing in Slack
             line = _inline(raw, esc, links=escape is not None)
         if used + len(line) + 1 > limit - 8:
             room = limit - 8 - used
+            if in_fence and out and out[-1] == "```":
+                out.pop()  # a code block whose first command does not fit is not opened
+                out.append(ELLIPSIS)
+                in_fence = False
+                break
             # A paragraph that does not fit is cut at a word, not dropped (a command line is).
             out.append(lead(line, room) if not in_fence and room >= MIN_PART else ELLIPSIS)
             break
@@ -126,7 +152,9 @@ def _inline(line: str, esc: Callable[[str], str], *, links: bool) -> str:
     last = 0
     for m in _LINK.finditer(line):
         parts.append(esc(line[last : m.start()]))
-        parts.append(f"<{m[2]}|{esc(m[1])}>" if links else esc(m[1]))
+        # Without links (the caller escapes the whole message later) the address is shown
+        # after the words, where Slack links it itself: the words alone lose the link.
+        parts.append(f"<{m[2]}|{esc(m[1])}>" if links else f"{esc(m[1])} ({m[2]})")
         last = m.end()
     parts.append(esc(line[last:]))
     line = _BOLD.sub(lambda m: f"*{m[1] or m[2]}*", "".join(parts))

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 from bot.answer.compose import LEAD_CHARS, Answering, Question, ThreadKey
-from bot.answer.runbook_text import ELLIPSIS, lead, to_mrkdwn
+from bot.answer.runbook_text import ELLIPSIS, lead, plain, to_mrkdwn
 from knowledge.search import Knowledge
 from memory.embedding.embedder import Embedder
 from memory.recall.recall import Recall
@@ -102,3 +102,38 @@ async def test_the_answer_leads_with_a_long_section_cut_at_a_word(
     last = top.text.removesuffix(ELLIPSIS).split()[-1]
     assert last in set(steps.split())
     assert answer.summary.split("\n")[1].endswith(ELLIPSIS)
+
+
+def test_layout_html_is_not_shown_and_a_summary_label_goes_whole() -> None:
+    """The scenario's KubeCPUOvercommit answer showed `&lt;details&gt; &lt;summary&gt;Full
+    context…` (GitHub folds the text; Slack printed the tags)."""
+    text = (
+        "Cluster has overcommitted CPU.\n\n<details>\n<summary>Full context</summary>\n\n"
+        "Total requests exceed capacity.<br>\n</details>"
+    )
+    body = to_mrkdwn(text)
+    assert "details" not in body and "summary" not in body and "Full context" not in body
+    assert "<br>" not in body and "Total requests exceed capacity." in body
+    assert "<" not in plain(text) and "Full context" not in plain(text)
+
+
+def test_a_link_in_a_lead_keeps_its_address_when_the_message_is_escaped_later() -> None:
+    """ "Follow the steps described in the disaster-recovery" lost its link in mention answers."""
+    text = "Follow the steps in the [disaster-recovery](https://docs.example/dr.html) guide."
+    assert to_mrkdwn(text) == (
+        "Follow the steps in the disaster-recovery (https://docs.example/dr.html) guide."
+    )
+    escaped = to_mrkdwn(text, escape=lambda s: s.replace("<", "&lt;"))
+    assert "<https://docs.example/dr.html|disaster-recovery>" in escaped
+
+
+def test_a_code_block_whose_first_command_does_not_fit_is_not_opened() -> None:
+    """The PVC answer ended in an empty code block: "```\n```\n…"."""
+    text = "Run this with your namespace and PVC name replaced.\n\n```shell\n" + "k" * 400 + "\n```"
+    body = to_mrkdwn(text, limit=120)
+    assert "```" not in body and body.endswith(ELLIPSIS) and "kkk" not in body
+
+
+def test_an_excerpt_reads_a_runbooks_markdown_as_words() -> None:
+    text = "### Disaster and recovery\nFollow the **steps** in [the guide](https://d.example/g)."
+    assert " ".join(plain(text).split()) == "Disaster and recovery Follow the steps in the guide."
