@@ -2,7 +2,8 @@
 
 "Who owns it?" is answered by a note naming a person (or saying "I'll take it"); "when did it
 start?" by one with a time or date; "how many / what limit?" by one with a number; "why did
-it fail?" by one that explains (because, so, but not, instead). These are
+it fail?" by one that explains (because, so, but not, instead); "what error did it throw?" by
+one that quotes what was seen (a code span, an exception name, a status line). These are
 the classic answer types of question answering, read from the question's wh-word, and checked
 on a note with plain patterns; recall gives notes that hold the wanted type a small boost.
 """
@@ -14,7 +15,7 @@ import re
 from collections.abc import Iterable
 from typing import Literal
 
-AnswerType = Literal["person", "time", "quantity", "reason"]
+AnswerType = Literal["person", "time", "quantity", "reason", "verbatim"]
 
 _WANTS: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
     (
@@ -47,6 +48,16 @@ _WANTS: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
             re.I,
         ),
     ),
+    (
+        # What something said word for word: an error, a log line, a command's output.
+        "verbatim",
+        re.compile(
+            r"\b(?:what|which) (?:\w+ )?(?:exception|error|errors|warning|message|log line|"
+            r"response|responses|output|status code|stack ?trace)\b"
+            r"|\bwhat did (?:\S+ ){1,5}?(?:log|print|show|throw|return|say|report|output)\b",
+            re.I,
+        ),
+    ),
 )
 
 _TIME = re.compile(
@@ -65,6 +76,11 @@ _REASON = re.compile(
     r"that'?s why|which is why|only|never|can'?t|cannot|isn'?t|doesn'?t|didn'?t|won'?t|wasn'?t|"
     r"not|no longer|instead|but)\b|->|\u2192",
     re.I,
+)
+# Text quoted as it was seen: a code span, a quoted string, an exception or error class
+# name, or an HTTP status line.
+_VERBATIM = re.compile(
+    r"`[^`]+`|\"[^\"]{4,}\"|\b[A-Z]\w*(?:Exception|Error|Warning)\b|\bHTTP/\d(?:\.\d)? \d{3}\b"
 )
 _FIRST_PERSON = re.compile(r"\b(?:i'?ll|i will|i'?m (?:taking|on)|mine|i can take|i own)\b", re.I)
 
@@ -85,6 +101,8 @@ def holds(kind: AnswerType, text: str, people: Iterable[str]) -> bool:
         return bool(_NUMBER.search(text))
     if kind == "reason":
         return bool(_REASON.search(text))
+    if kind == "verbatim":
+        return bool(_VERBATIM.search(text))
     if _FIRST_PERSON.search(text):
         return True
     lowered = text.lower()

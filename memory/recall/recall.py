@@ -67,7 +67,9 @@ class RecallConfig:
     candidates: int = 10  # ranked items the floor looks at
     here_boost: float = 1.5  # for notes of the channel the question is asked in
     supersede: SupersedeConfig = field(default_factory=SupersedeConfig)
-    answer_types: frozenset[str] = frozenset({"person", "time", "quantity", "reason"})  # boosted
+    answer_types: frozenset[str] = frozenset(
+        {"person", "time", "quantity", "reason", "verbatim"}
+    )  # boosted
     answer_type_boost: float = 2.5  # for notes holding the kind of answer asked for (1.0: off)
     correction_top: int = 5  # best items whose later corrections are pulled in beside them
     # Share of a corrected item's score its later correction gets (0: off). Off by default: on

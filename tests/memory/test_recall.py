@@ -9,6 +9,7 @@ import pytest
 from memory.errors import InvalidLimit
 from memory.incidents import Incidents
 from memory.notes.notes import NotePolicy, Notes
+from memory.recall.answer_type import holds, wanted
 from memory.recall.keyword import KeywordConfig
 from memory.recall.recall import Recall, RecallConfig
 from memory.scopes import Requester
@@ -390,6 +391,36 @@ async def test_a_why_question_prefers_the_note_that_explains(db, redactor, embed
         asker, question, mode="keyword"
     )
     assert why[0].score / why[1].score > plain[0].score / plain[1].score
+
+
+async def test_a_what_did_it_log_question_prefers_the_note_that_quotes_it(db, redactor, embedder):
+    """ "What exception were the pods throwing?" is answered by the message that pastes it, not
+    by the later summary that mentions the same pods."""
+    notes = Notes(db, redactor, embedder)
+    await notes.save(
+        ctx("C1", author=ALICE),
+        "billing-api pods: `java.sql.SQLTransientConnectionException: Connection is not available`",
+    )
+    await notes.save(ctx("C1", author=BOB), "impact: billing-api pods failed invoice requests")
+    asker = Requester("T1/U2", "T1", channel_id="C1")
+    question = "what exception were the billing-api pods throwing on invoice requests?"
+    quoted = await Recall(db, embedder).recall(asker, question, mode="keyword")
+    assert "SQLTransientConnectionException" in quoted[0].text
+    plain = await Recall(db, embedder, RecallConfig(answer_type_boost=1.0)).recall(
+        asker, question, mode="keyword"
+    )
+    assert quoted[0].score / quoted[1].score > plain[0].score / plain[1].score
+
+
+def test_what_a_verbatim_question_asks_for_and_what_holds_it() -> None:
+    for q in ("What warning did Node print at start?", "what error do we get?",
+              "What did the consumer pods log before they left the group?"):  # fmt: skip
+        assert wanted(q) == "verbatim", q
+    assert wanted("what did we decide?") is None
+    assert holds("verbatim", "logs say `LeaveGroup request`", [])
+    assert holds("verbatim", "the client threw TimeoutException twice", [])
+    assert holds("verbatim", "curl got HTTP/1.1 429 back", [])
+    assert not holds("verbatim", "the pods are failing again", [])
 
 
 async def test_a_bare_acknowledgement_ranks_below_a_message_with_content(db, redactor, embedder):
