@@ -207,6 +207,21 @@ class Recall:
             items = await self._lend_to_corrections(requester, items, incident_id)
         return items[:k]
 
+    def _focused(self, requester: Requester, items: list[RecallItem]) -> list[RecallItem]:
+        """Asked where nothing matches (a new incident's channel), the best match's channel is
+        the incident the question is about: its notes get the boost the asker's own channel's
+        notes get, so the rest of the answer comes from the same incident."""
+        if not items or self._config.here_boost == 1.0:
+            return items
+        if any(it.channel_id == requester.channel_id for it in items):
+            return items
+        focus = items[0].channel_id
+        boosted = [
+            replace(it, score=it.score * self._config.here_boost) if it.channel_id == focus else it
+            for it in items
+        ]
+        return sorted(boosted, key=lambda it: (-it.score, -it.id))
+
     async def _lend_to_corrections(
         self, requester: Requester, items: list[RecallItem], incident_id: str | None
     ) -> list[RecallItem]:
@@ -273,7 +288,8 @@ class Recall:
             ranked = await self.recall(
                 requester, query, k=self._config.candidates, incident=incident, mode=mode
             )
-        ranked = ranked[: self._config.candidates]
+        # Similar incidents read the ranking as it is (every incident); the answer, about one.
+        ranked = self._focused(requester, ranked)[: self._config.candidates]
         if floor is None:
             return await self._with_earlier(requester, query, ranked)
         # An item the vector pass did not see (no vector yet: the index job embeds new notes
@@ -289,11 +305,14 @@ class Recall:
         probabilities = judged(query)
         chosen = floor.keep(probabilities)
         parts = clauses(query)
-        # A question that asks two things: each part may add the item that best answers it.
+        # A question that asks two things: each part may add the item that best answers it,
+        # from the incident (channel) the answer leads with.
+        lead = ranked[min(chosen)].channel_id if chosen else None
         for part in parts if len(parts) > 1 else []:
             answers = judged(part)
-            if kept_here := floor.keep(answers):
-                best = max(kept_here, key=answers.__getitem__)
+            same = [i for i in floor.keep(answers) if lead is None or ranked[i].channel_id == lead]
+            if same:
+                best = max(same, key=answers.__getitem__)
                 if best not in chosen:
                     chosen.append(best)
         kept = [replace(ranked[i], relevance=probabilities[i]) for i in sorted(chosen)]

@@ -458,3 +458,46 @@ async def test_the_length_prior_never_demotes_a_short_statement(db, redactor, em
     flat = {i.kind: i.score for i in await Recall(db, embedder, off).recall(asker, "expired cert")}
     assert scored["root_cause"] == pytest.approx(flat["root_cause"])
     assert scored["note"] < flat["note"]
+
+
+async def test_asked_from_a_new_channel_the_answer_comes_from_the_incident_that_matches_best(
+    db, redactor, embedder
+):
+    """From a new incident's channel nothing is "here": the best match's channel is the
+    incident asked about, and another incident's look-alike ("suspend the cronjob") does not
+    join the answer, not even as the best match of one part of the question."""
+    notes = Notes(db, redactor, embedder)
+    await notes.save(
+        ctx("C1", author=ALICE),
+        "recon-worker cronjob held 171 pgbouncer sessions idle in transaction",
+    )
+    await notes.save(ctx("C1", author=BOB), "decision: pause that job and kill its idle sessions")
+    await notes.save(ctx("C2", author=BOB), "decision: suspend the cronjob")
+    await notes.save(ctx("C2", author=ALICE), "nightly export failing since 02:00")
+    question = "which cronjob held the pgbouncer sessions, and did we decide to suspend it?"
+    far = Requester.full_member("T1/U2", "T1", channel_id="C9")
+    items = await Recall(db, embedder).relevant(far, question)
+    assert items and {i.channel_id for i in items} == {"C1"}
+    assert "recon-worker" in items[0].text
+
+
+async def test_asked_where_nothing_matches_the_best_matchs_incident_ranks_first(
+    db, redactor, embedder
+):
+    """The focus layer on its own: from a new channel, the other notes of the best match's
+    channel move above another incident's look-alike; in the asker's own channel nothing moves."""
+    notes = Notes(db, redactor, embedder)
+    await notes.save(ctx("C1", author=ALICE), "recon-worker held 171 pgbouncer sessions idle")
+    await notes.save(ctx("C1", author=BOB), "we paused that job and killed its sessions")
+    await notes.save(
+        ctx("C2", author=BOB), "pgbouncer sessions for the nightly export sat idle too"
+    )
+    question = "which worker held the pgbouncer sessions idle?"
+    recall = Recall(db, embedder)
+    far = Requester.full_member("T1/U2", "T1", channel_id="C9")
+    ranked = await recall.recall(far, question, k=3)
+    assert [i.channel_id for i in ranked] == ["C1", "C2", "C1"]
+    assert [i.channel_id for i in recall._focused(far, ranked)] == ["C1", "C1", "C2"]
+    here = Requester.full_member("T1/U2", "T1", channel_id="C2")
+    mine = await recall.recall(here, question, k=3)
+    assert recall._focused(here, mine) == mine
