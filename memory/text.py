@@ -98,6 +98,17 @@ def prefix_meets(a: str, b: str) -> bool:
     return len(short) >= PREFIX_STEM and long_.startswith(short)
 
 
+def prefix_index(stems_: set[str]) -> dict[str, list[str]]:
+    """Stems of at least PREFIX_STEM letters by their first PREFIX_STEM letters: what
+    `prefix_meets` can match, looked up in one step (a long question against long notes stays
+    linear)."""
+    index: dict[str, list[str]] = {}
+    for s in stems_:
+        if len(s) >= PREFIX_STEM:
+            index.setdefault(s[:PREFIX_STEM], []).append(s)
+    return index
+
+
 def fts_match(terms: Sequence[str]) -> str | None:
     """An FTS5 MATCH expression: any term (BM25 ranks those with more, rarer terms higher)."""
     if not terms:

@@ -154,7 +154,10 @@ def _inline(line: str, esc: Callable[[str], str], *, links: bool) -> str:
         parts.append(esc(line[last : m.start()]))
         # Without links (the caller escapes the whole message later) the address is shown
         # after the words, where Slack links it itself: the words alone lose the link.
-        parts.append(f"<{m[2]}|{esc(m[1])}>" if links else f"{esc(m[1])} ({m[2]})")
+        # The address is the runbook file's text: `<`, `>` and `|` in it would end the link
+        # early and let the rest be read as Slack markup, so they are percent-encoded.
+        url = m[2].replace("<", "%3C").replace(">", "%3E").replace("|", "%7C")
+        parts.append(f"<{url}|{esc(m[1])}>" if links else f"{esc(m[1])} ({url})")
         last = m.end()
     parts.append(esc(line[last:]))
     line = _BOLD.sub(lambda m: f"*{m[1] or m[2]}*", "".join(parts))

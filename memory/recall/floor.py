@@ -15,7 +15,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from memory.text import joined_stems, prefix_meets, stems
+from memory.text import PREFIX_STEM, joined_stems, prefix_index, prefix_meets, stems
 
 
 @dataclass(frozen=True)
@@ -69,7 +69,10 @@ def coverage(question: str, item_text: str) -> float:
     covered = asked & said
     missing = asked - covered
     if missing:
-        covered |= {a for a in missing if any(prefix_meets(a, s) for s in said)}
+        heads = prefix_index(said)
+        covered |= {
+            a for a in missing if any(prefix_meets(a, o) for o in heads.get(a[:PREFIX_STEM], ()))
+        }
         covered |= missing & joined_stems(item_text).keys()
         for compound, parts in joined_stems(question).items():
             if compound in said:

@@ -213,7 +213,8 @@ class Recall:
         notes get, so the rest of the answer comes from the same incident."""
         if not items or self._config.here_boost == 1.0:
             return items
-        if any(it.channel_id == requester.channel_id for it in items):
+        # Judged on what the floor will look at, so every caller's list is read alike.
+        if any(it.channel_id == requester.channel_id for it in items[: self._config.candidates]):
             return items
         focus = items[0].channel_id
         boosted = [
@@ -315,6 +316,7 @@ class Recall:
                 best = max(same, key=answers.__getitem__)
                 if best not in chosen:
                     chosen.append(best)
+                lead = lead or ranked[best].channel_id
         kept = [replace(ranked[i], relevance=probabilities[i]) for i in sorted(chosen)]
         most = floor.most + len(parts) - 1
         items = (await self._with_corrections(requester, kept))[:most]

@@ -71,6 +71,9 @@ def test_a_contrast_drops_only_what_it_rules_out_never_the_problem_itself() -> N
     assert words(without_contrasts("why unlike yesterday is the disk filling up")) == (
         "why is the disk filling up"
     )
+    assert words(without_contrasts("instead of restarting the pod can we scale it")) == (
+        "can we scale it"
+    )
     # A hedge in brackets is still the question.
     hedged = "disk full (not sure if related to the OOM kills)"
     assert without_contrasts(hedged) == hedged

@@ -230,7 +230,7 @@ def test_a_question_that_asks_two_things_is_read_as_its_parts() -> None:
     assert clauses("who owns the CI check?") == ["who owns the CI check?"]
     many = "is it down? who is on call? what broke? where is the runbook? why did it page?"
     assert clauses(many) == ["is it down", "who is on call", "what broke"]  # the first three
-    spaced = "a" + " " * 40_000 + "b?"  # Slack keeps whitespace; the split stays linear
+    spaced = "a" + " " * 40_000 + "b?"  # Slack keeps whitespace: a run of it is no part
     assert clauses(spaced) == [spaced]
 
 

@@ -137,3 +137,12 @@ def test_a_code_block_whose_first_command_does_not_fit_is_not_opened() -> None:
 def test_an_excerpt_reads_a_runbooks_markdown_as_words() -> None:
     text = "### Disaster and recovery\nFollow the **steps** in [the guide](https://d.example/g)."
     assert " ".join(plain(text).split()) == "Disaster and recovery Follow the steps in the guide."
+
+
+def test_a_runbook_links_address_cannot_end_the_link_and_start_slack_markup() -> None:
+    """Review: `[docs](https://a.example/x><!channel><https://evil.example|https://good)` in a
+    runbook file rendered a live @channel and a disguised link."""
+    text = "See [docs](https://a.example/x><!channel><https://evil.example|https://good) now"
+    body = to_mrkdwn(text, escape=lambda s: s.replace("&", "&amp;").replace("<", "&lt;"))
+    assert "<!channel>" not in body and "<https://evil" not in body
+    assert body.count("<") == 1 and body.count("|") == 1  # one link, the bot's own
