@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from presidio_analyzer import RecognizerResult
 
 from memory.redaction.detectors import build_detector_recognizers
@@ -45,26 +46,24 @@ def test_a_quoted_value_must_be_above_the_entropy_limit_as_detect_secrets_itself
     assert values(0, f"export X='{above}'") == [("API_KEY", above)]
 
 
-def test_each_detect_secrets_match_names_the_plugin_that_found_it() -> None:
-    recognizer, (result,) = layer(0, f"key id {AWS} in the role")
+@pytest.mark.parametrize(
+    ("index", "text", "name", "score", "pattern"),
+    [
+        (0, f"key id {AWS} in the role", "DetectSecretsRecognizer", 0.85, "AWS Access Key"),
+        (1, f"api key: {RANDOM}", "EntropyRecognizer", 0.42, "high entropy after a secret word"),
+    ],
+    ids=["detect-secrets names its plugin", "entropy says why"],
+)
+def test_each_match_explains_which_layer_found_it_and_why(
+    index: int, text: str, name: str, score: float, pattern: str
+) -> None:
+    recognizer, (result,) = layer(index, text)
     explanation = result.analysis_explanation
-    assert explanation.recognizer == "DetectSecretsRecognizer"
-    assert explanation.original_score == 0.85
-    assert explanation.pattern_name == "AWS Access Key"
+    assert explanation.recognizer == name
+    assert explanation.original_score == score
+    assert explanation.pattern_name == pattern
     assert result.recognition_metadata == {
-        RecognizerResult.RECOGNIZER_NAME_KEY: "DetectSecretsRecognizer",
-        RecognizerResult.RECOGNIZER_IDENTIFIER_KEY: recognizer.id,
-    }
-
-
-def test_each_entropy_match_says_why_it_was_taken() -> None:
-    recognizer, (result,) = layer(1, f"api key: {RANDOM}")
-    explanation = result.analysis_explanation
-    assert explanation.recognizer == "EntropyRecognizer"
-    assert explanation.original_score == 0.42
-    assert explanation.pattern_name == "high entropy after a secret word"
-    assert result.recognition_metadata == {
-        RecognizerResult.RECOGNIZER_NAME_KEY: "EntropyRecognizer",
+        RecognizerResult.RECOGNIZER_NAME_KEY: name,
         RecognizerResult.RECOGNIZER_IDENTIFIER_KEY: recognizer.id,
     }
 
