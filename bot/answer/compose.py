@@ -237,7 +237,7 @@ class Answering:
         if result.abstained or not result.hits:
             return []
         top, *others = result.hits
-        return _runbook_sources(top, see_also(top, others))
+        return _runbook_sources(top, see_also(top, others), confidence=result.confidence)
 
 
 def _similar(matches: list[IncidentMatch], *, here: str | None) -> list[SimilarIncident]:
@@ -259,15 +259,19 @@ def _similar(matches: list[IncidentMatch], *, here: str | None) -> list[SimilarI
     ]
 
 
-def _runbook_sources(top: RunbookHit, others: list[RunbookHit]) -> list[Source]:
+def _runbook_sources(
+    top: RunbookHit, others: list[RunbookHit], *, confidence: float | None = None
+) -> list[Source]:
     """At most RUNBOOK_CITATIONS sections: the top runbook's (the first carries its text for the
-    answer to lead with), then one section of each close runbook, labelled "see also"."""
+    answer to lead with, and the search's confidence that it is the right runbook, so a nearest
+    match is not read as a sure one), then one section of each close runbook, "see also"."""
     room = RUNBOOK_CITATIONS - min(len(others), RUNBOOK_CITATIONS - 1)
+    sure = "" if confidence is None else f" · confidence {round(100 * confidence)} %"
     out = [
         Source(
             "",
             "runbook",
-            f"{top.slug} › {sec.heading}",
+            f"{top.slug} › {sec.heading}{sure if i == 0 else ''}",
             runbook_text.lead(sec.text, LEAD_CHARS) if i == 0 and sec.text else sec.snippet,
             sec.url,
             ref=f"runbook:{top.slug}#{sec.anchor}",

@@ -4,6 +4,7 @@ question names, and still answers from the runbooks when the embedder is down.""
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import pytest
 
 from bot.answer import messages
 from bot.answer.compose import (
+    Answer,
     Answering,
     AnsweringConfig,
     Question,
@@ -29,6 +31,16 @@ from memory.scopes import Requester
 from memory.store.db import Database
 from tests.fakes.ollama_server import FakeOllama
 from tests.knowledge.conftest import write_corpus
+
+#: How the top runbook's label carries the search's confidence (a named runbook carries none).
+SURE = " · confidence {} %"
+
+
+def sure(answer: Answer) -> int:
+    """The confidence the answer's top runbook label states (it must state one)."""
+    found = re.search(r" · confidence (\d+) %$", answer.of_kind("runbook")[0].label)
+    assert found is not None, answer.of_kind("runbook")[0].label
+    return int(found[1])
 
 
 def test_sources_beyond_the_token_budget_are_left_out_and_kept_ones_are_numbered() -> None:
@@ -193,7 +205,7 @@ async def test_close_runbooks_are_cited_as_see_also_only_within_the_configured_h
         question(text)
     )
     assert [s.label for s in three.of_kind("runbook")] == [
-        "disk-filling-up › Symptoms",
+        f"disk-filling-up › Symptoms{SURE.format(sure(three))}",
         "disk-filling-up › Remediation",
         "see also high-latency › Diagnosis",
     ]
@@ -201,7 +213,7 @@ async def test_close_runbooks_are_cited_as_see_also_only_within_the_configured_h
         question(text)
     )
     assert [s.label for s in one.of_kind("runbook")] == [
-        "disk-filling-up › Symptoms",
+        f"disk-filling-up › Symptoms{SURE.format(sure(one))}",
         "disk-filling-up › Remediation",
     ]
 
@@ -225,12 +237,24 @@ async def test_with_the_embedder_down_the_answer_still_cites_the_matching_runboo
     ollama.fail_status = 500
     answer = await answering.compose(question("disk filling up on db-3"))
     assert [s.label for s in answer.of_kind("runbook")] == [
-        "disk-filling-up › Remediation",
+        f"disk-filling-up › Remediation{SURE.format(sure(answer))}",
         "disk-filling-up › Symptoms",
     ]
     assert answer.summary.split("\n") == [
-        "*disk-filling-up › Remediation* [S1]",
+        f"*disk-filling-up › Remediation{SURE.format(sure(answer))}* [S1]",
         "Delete old logs, expand the volume.",
         messages.NOTHING_IN_MEMORY_HERE,
     ]
     assert any(r.path == "/api/embed" for r in ollama.requests[-3:])  # it was asked, and failed
+
+
+async def test_a_searched_runbook_says_how_sure_the_search_is_and_a_named_one_does_not(
+    answering: Answering,
+) -> None:
+    """'how do I rollback a deployment' got the nearest runbook (generation mismatch) as if it
+    were the answer: the top runbook found by search says the search's confidence."""
+    searched = await answering.compose(question("disk filling up on db-3"))
+    assert 0 < sure(searched) <= 100
+    assert f"confidence {sure(searched)} %* [S1]" in searched.summary
+    named = await answering.compose(question("what does high-latency say?"))
+    assert all("confidence" not in s.label for s in named.of_kind("runbook"))

@@ -97,7 +97,7 @@ async def test_the_answer_leads_with_a_long_section_cut_at_a_word(
         Question(requester, "alertmanager is down, how do I fix it?", ThreadKey("T1", "C1", "1"))
     )
     top = answer.of_kind("runbook")[0]
-    assert top.label == "alertmanager-down › Mitigation"
+    assert top.label.startswith("alertmanager-down › Mitigation · confidence ")
     assert len(top.text) <= LEAD_CHARS and top.text.endswith(ELLIPSIS)
     last = top.text.removesuffix(ELLIPSIS).split()[-1]
     assert last in set(steps.split())
