@@ -50,7 +50,7 @@ from knowledge.wording import Vocabulary, asks_question, spelled_out, without_co
 from memory.embedding.embedder import Embedder
 from memory.errors import EmbeddingUnavailable, InvalidLimit
 from memory.store import Database, Row
-from memory.text import Mode, identifier_terms
+from memory.text import Mode, at_word, identifier_terms
 
 log = logging.getLogger(__name__)
 
@@ -386,7 +386,7 @@ class Knowledge:
         text = row[5]
         snippet = " ".join(_HEADING_MARK.sub("", text).split())  # "### Case" reads as "Case"
         if len(snippet) > SNIPPET_CHARS:
-            snippet = _word_cut(snippet, SNIPPET_CHARS - 1) + "…"
+            snippet = at_word(snippet, SNIPPET_CHARS - 1).rstrip() + "…"
         url = None
         if self._url:
             url = f"{self._url}/{slug}.md" + (f"#{row[3]}" if row[3] else "")
@@ -516,14 +516,6 @@ def with_subsections(rows: Sequence[Any]) -> tuple[list[Any], dict[Any, list[Any
             parts.append(f"{depth} {paths[j][-1]}\n\n{ordered[j][5].strip()}")
         out.append((*row[:5], "\n\n".join(parts), *row[6:]))
     return out, members
-
-
-def _word_cut(text: str, limit: int) -> str:
-    """`text` cut to at most `limit` characters at its last space (mid-word only when the text
-    has no space in its second half: one long identifier)."""
-    cut = text[: limit + 1]
-    space = cut.rfind(" ")
-    return (cut[:space] if space >= limit // 2 else text[:limit]).rstrip()
 
 
 def _bounded(text: str) -> str:

@@ -66,15 +66,15 @@ def asks_question(text: str) -> bool:
     return len(text.split()) <= CHAT_WORDS and _FULL_STOP.search(text) is None
 
 
-#: What a person's question contrasts the problem with ("how is this different from the filling-up
-#: alert", "(they are not crash looping)"): the words name another problem, so they must not pull
-#: its runbook up. Questions only: alert texts state their condition without contrasts.
 # What follows a contrast word, up to a few words, stopping before a word that starts the next
 # clause ("unlike yesterday | is the disk filling up").
 _CONTRASTED = (
     r"(?:\s+(?!(?:and|but|while|so|is|are|was|were|keeps?|still|can|could|should|would|will"
     r"|do|does|did|has|have|had|what|why|how|when|where|which|who)\b)[\w'/-]+){1,6}"
 )
+#: What a person's question contrasts the problem with ("how is this different from the filling-up
+#: alert", "(they are not crash looping)"): the words name another problem, so they must not pull
+#: its runbook up. Questions only: alert texts state their condition without contrasts.
 _CONTRAST = re.compile(
     rf"\b(?:different|differs?|distinct)\s+from{_CONTRASTED}"
     rf"|\b(?:unlike|as\s+opposed\s+to|instead\s+of){_CONTRASTED}"

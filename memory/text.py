@@ -109,6 +109,16 @@ def prefix_index(stems_: set[str]) -> dict[str, list[str]]:
     return index
 
 
+def at_word(text: str, limit: int, *, share: float = 0.5) -> str:
+    """`text[:limit]`, moved back to its last space when the cut would split a word and that
+    space lies at least `share` of the way in (else the word is cut: one long identifier)."""
+    head = text[:limit]
+    if len(text) <= limit or text[limit].isspace():
+        return head
+    space = head.rfind(" ")
+    return head[:space] if space >= share * limit else head
+
+
 def fts_match(terms: Sequence[str]) -> str | None:
     """An FTS5 MATCH expression: any term (BM25 ranks those with more, rarer terms higher)."""
     if not terms:

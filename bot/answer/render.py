@@ -9,13 +9,13 @@ inert text; links the bot builds itself (`bot_link`) stay links; `clip` never cu
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from bot.answer import messages, runbook_text
 from bot.answer.compose import Answer, SimilarIncident, Source
 from memory.episodes.statements import strip_label
+from memory.text import at_word
 
 if TYPE_CHECKING:
     from knowledge.search import RunbookHit
@@ -41,15 +41,12 @@ def bot_link(url: str, label: str) -> str:
     return f"<{safe_url}|{escape(label)}>"
 
 
-_OPEN_ENTITY = re.compile(r"&[#a-zA-Z0-9]*$")
-
-
 def clip(text: str, limit: int) -> str:
     """At most `limit` characters, never ending inside an `&…;` entity or a `<…>` link."""
     if len(text) <= limit:
         return text
     cut = text[:limit]
-    cut = _OPEN_ENTITY.sub("", cut)
+    cut = runbook_text.OPEN_ENTITY.sub("", cut)
     if cut.rfind("<") > cut.rfind(">"):
         cut = cut[: cut.rfind("<")]
     return cut
@@ -66,10 +63,7 @@ def one_line(text: str, limit: int = 200) -> str:
     flat = escape(" ".join(text.split()))
     if len(flat) <= limit:
         return flat
-    cut = clip(flat, limit - 1)
-    space = cut.rfind(" ")
-    if not flat[len(cut)].isspace() and space >= WORD_CUT_SHARE * (limit - 1):
-        cut = cut[:space]
+    cut = at_word(flat, len(clip(flat, limit - 1)), share=WORD_CUT_SHARE)
     return cut.rstrip() + "…"
 
 

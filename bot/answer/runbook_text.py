@@ -4,8 +4,9 @@ Headings and `**bold**` become *bold*, bullets •, code fences stay code blocks
 tag dropped, since Slack would show it as text), and the text is cut at a line end, closing an
 open code block. `lead` cuts a section's Markdown to the part an answer leads with at a sentence,
 line or word boundary with an ellipsis, never inside a `code span`, a `<…>` Slack entity or an
-`&…;` escape, so an answer never ends in "Check l". Links become `<url|text>` when the caller escapes (a complete reply), or just
-their text when the caller's renderer escapes the whole message later.
+`&…;` escape, so an answer never ends in "Check l". Links become `<url|text>` when the caller
+escapes (a complete reply), or "text (url)" when the caller's renderer escapes the whole message
+later. Layout HTML (`<details>`, `<summary>`) is dropped.
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ MIN_PART = 40
 #: A boundary this far back from the limit is still a good place to cut: past it, cut at a word.
 BOUNDARY_SHARE = 0.5
 _SENTENCE_END = re.compile(r"[.!?:;](?=\s)|\n")
-_OPEN_ENTITY = re.compile(r"&[#a-zA-Z0-9]*$")
+#: An `&…;` escape cut before its `;` (a cut must move before it).
+OPEN_ENTITY = re.compile(r"&[#a-zA-Z0-9]*$")
 
 
 _HEADING_MARK = re.compile(r"^\s*#{1,6}\s+", re.MULTILINE)
@@ -100,7 +102,7 @@ def _outside_spans(cut: str) -> str:
         if cut.rfind("<") > cut.rfind(">"):
             cut = cut[: cut.rfind("<")].rstrip()
             continue
-        trimmed = _OPEN_ENTITY.sub("", cut)
+        trimmed = OPEN_ENTITY.sub("", cut)
         if trimmed != cut:
             cut = trimmed.rstrip()
             continue

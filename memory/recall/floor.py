@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from memory.text import PREFIX_STEM, joined_stems, prefix_index, prefix_meets, stems
 
@@ -62,7 +63,7 @@ def coverage(question: str, item_text: str) -> float:
     """Share of the question's stems the item contains: the same stem, a long stem the other
     begins (`text.prefix_meets`), or a compound on one side meeting its two words on the other
     ("rollback" and "rolled back")."""
-    asked = stems(question)
+    asked, asked_joined = _asked(question)
     if not asked:
         return 0.0
     said = stems(item_text)
@@ -74,10 +75,16 @@ def coverage(question: str, item_text: str) -> float:
             a for a in missing if any(prefix_meets(a, o) for o in heads.get(a[:PREFIX_STEM], ()))
         }
         covered |= missing & joined_stems(item_text).keys()
-        for compound, parts in joined_stems(question).items():
+        for compound, parts in asked_joined.items():
             if compound in said:
                 covered |= asked & set(parts)
     return len(covered) / len(asked)
+
+
+@lru_cache(maxsize=256)
+def _asked(question: str) -> tuple[frozenset[str], dict[str, tuple[str, str]]]:
+    """A question's stems and compounds, read once however many candidates it is judged on."""
+    return frozenset(stems(question)), joined_stems(question)
 
 
 # Fitted by `opsmemory eval calibrate` (evals/calibrate.py) on incident-threads-dev.json;

@@ -1,0 +1,23 @@
+"""The shared word helpers: stems as the FTS5 porter tokenizer reads words, and cuts at a word."""
+
+from __future__ import annotations
+
+from memory.text import at_word, joined_stems, stems
+
+
+def test_stems_meet_across_endings_and_leave_digits_and_ids_alone() -> None:
+    assert stems("rolled back the pods") == stems("roll back a pod")
+    assert stems("v41 at 10:12") == {"v41", "10", "12"}
+
+
+def test_a_compound_is_read_from_two_words_a_space_or_hyphen_apart_only() -> None:
+    assert "rollback" in joined_stems("we rolled back")
+    assert "rollback" in joined_stems("rolled-back release")
+    assert joined_stems("we rolled. back then").keys().isdisjoint({"rollback"})
+
+
+def test_a_cut_backs_off_to_a_whole_word_unless_the_space_is_too_early() -> None:
+    assert at_word("check the pgbouncer pool", 12) == "check the"
+    assert at_word("check the pgbouncer pool", 9) == "check the"  # ends on a word already
+    assert at_word("see " + "y" * 20, 10) == "see " + "y" * 6  # the space is too early
+    assert at_word("short", 10) == "short"
