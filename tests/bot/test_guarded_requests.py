@@ -91,6 +91,19 @@ async def audit(db: Database) -> list[dict[str, Any]]:
     return [{**dict(r), "detail_json": json.loads(r["detail_json"])} for r in rows]
 
 
+async def closed_now(db: Database, clock: FakeClock, rid: int, event: str, actor: str) -> None:
+    """The request's last audit row is `event` by `actor` (no detail), and it was decided now."""
+    last = (await audit(db))[-1]
+    assert (last["event"], last["actor"], last["request_id"], last["detail_json"]) == (
+        event,
+        actor,
+        rid,
+        {},
+    )
+    row = await store.get_request(db, rid)
+    assert row is not None and row["decided_at"] == iso(clock.now)
+
+
 async def test_a_request_records_who_asked_what_where_and_until_when(
     db: Database, redactor: Redactor, clock: FakeClock, tmp_path: Path
 ) -> None:
@@ -429,15 +442,7 @@ async def test_the_expiry_job_skips_a_long_lived_request_and_expires_a_later_sho
     [expired] = await g.expire_due()
     assert (expired.id, expired.state) == (short.id, "expired")
     assert (await g.get(long_lived.id)).state == "requested"
-    last = (await audit(db))[-1]
-    assert (last["event"], last["actor"], last["request_id"], last["detail_json"]) == (
-        "expired",
-        "opsmemory",
-        short.id,
-        {},
-    )
-    row = await store.get_request(db, short.id)
-    assert row is not None and row["decided_at"] == iso(clock.now)
+    await closed_now(db, clock, short.id, "expired", "opsmemory")
 
 
 async def test_who_may_decide_is_said_and_every_refusal_is_audited_with_its_reason(
@@ -590,10 +595,7 @@ async def test_a_denial_closes_the_request_stamped_and_audited(
     denied = await decide(g, req.id, yes=False)
     assert (denied.event, denied.run, denied.request.state) == ("denied", False, "denied")
     assert denied.decisions == (Decision("T1/U0BOSS", BOSS, "deny"),)
-    last = (await audit(db))[-1]
-    assert (last["event"], last["actor"], last["detail_json"]) == ("denied", "T1/U0BOSS", {})
-    row = await store.get_request(db, req.id)
-    assert row is not None and row["decided_at"] == iso(clock.now)
+    await closed_now(db, clock, req.id, "denied", "T1/U0BOSS")
 
 
 async def test_an_approval_at_the_moment_of_expiry_expires_the_request_instead(
@@ -605,10 +607,7 @@ async def test_an_approval_at_the_moment_of_expiry_expires_the_request_instead(
     result = await decide(g, req.id)
     assert (result.event, result.run, result.request.state) == ("expired", False, "expired")
     assert result.decisions == ()  # the click is not recorded as an approval
-    last = (await audit(db))[-1]
-    assert (last["event"], last["actor"], last["detail_json"]) == ("expired", "opsmemory", {})
-    row = await store.get_request(db, req.id)
-    assert row is not None and row["decided_at"] == iso(clock.now)
+    await closed_now(db, clock, req.id, "expired", "opsmemory")
 
 
 class ClickInBetween(ApproverDirectory):
