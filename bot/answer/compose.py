@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Literal, TypeVar
 
 from bot.answer import messages, runbook_text
 from knowledge.search import see_also
-from memory.episodes.statements import strip_label
+from memory.episodes.statements import strip_label, without_correction_cue
 from memory.text import STOP_WORDS
 
 if TYPE_CHECKING:
@@ -368,7 +368,9 @@ def _summary(runbooks: list[Source], memories: list[Source]) -> str:
             parts.append(f"*{top.label}* [{top.key}]\n{runbook_text.to_mrkdwn(top.text)}")
     if memories:
         top = memories[0]
-        parts.append(f"Memory says [{top.key}] ({top.label}): {_first_sentence(top.text)}")
+        # What is true now: a correction is stated without how it opened ("scratch that, …").
+        said = _first_sentence(without_correction_cue(top.text))
+        parts.append(f"Memory says [{top.key}] ({top.label}): {said}")
     else:
         parts.append(messages.NOTHING_IN_MEMORY_HERE)
     return "\n".join(parts)

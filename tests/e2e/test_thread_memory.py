@@ -72,6 +72,9 @@ async def test_a_later_correction_wins_over_what_it_corrects(
     await finished(bot, answers=0, captured=3)
     _, answer = await answered(driver, slack, BOSS, "which version do we roll checkout back to?")
     assert "v39" in answer.text.splitlines()[-1]  # the memory line quotes the correction
+    # The answer's first line states what is true now, not how the correction opened.
+    said = next(line for line in answer.text.splitlines() if line.startswith("Memory says"))
+    assert said.endswith("): roll back checkout to v39 instead of v40, v40 has the bug too")
     memory = next(
         b["text"]["text"]
         for b in answer.blocks
