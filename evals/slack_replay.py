@@ -10,6 +10,10 @@ first k of those; precision the share of cited memory items that are evidence; f
 with no evidence, whether the bot said memory has nothing. Latency is mention sent → answer
 posted, as the asker waits for it; a question is asked once the channel may take a post again
 (Slack's one per second per channel), as a person reading the last answer would.
+
+The two halves hold different questions, so their gap mixes where a question is asked with how
+hard it is. `paired` asks every question a second time in the other place; the `paired` figures
+then compare the same questions asked both ways.
 """
 
 from __future__ import annotations
@@ -64,9 +68,13 @@ class SlackReport:
     asked: list[Asked] = field(default_factory=list)
     messages: int = 0
     replay_s: float = 0.0
+    # The same questions asked again in the other place (`paired`); not in the headline.
+    again: list[Asked] = field(default_factory=list)
 
-    def metrics(self, where: str | None = None) -> dict[str, float]:
-        rows = [a for a in self.asked if where is None or a.where == where]
+    def metrics(self, where: str | None = None, *, paired: bool = False) -> dict[str, float]:
+        """Figures of the headline asks, or (`paired`) of every question asked both ways."""
+        pool = [*self.asked, *self.again] if paired else self.asked
+        rows = [a for a in pool if where is None or a.where == where]
         with_evidence = [a for a in rows if a.evidence]
         without = [a for a in rows if not a.evidence]
         out: dict[str, float] = {"n": float(len(rows))}
@@ -92,6 +100,12 @@ class SlackReport:
         out["n"] = len(self.asked)
         for where in ("same", "cross"):
             out[where] = {k: round(v, 4) for k, v in self.metrics(where).items()}
+        if self.again:
+            both = {w: self.metrics(w, paired=True) for w in ("same", "cross")}
+            out["paired"] = {
+                **{w: {k: round(v, 4) for k, v in m.items()} for w, m in both.items()},
+                "gap_recall@5": round(both["same"]["recall@5"] - both["cross"]["recall@5"], 4),
+            }
         out["messages"] = self.messages
         out["replay_s"] = round(self.replay_s, 1)
         return out
@@ -156,7 +170,9 @@ class SlackReplay:
         self._within_s = within_s
         self._dia_of_link: dict[str, str] = {}
 
-    async def run(self, path: Path, *, limit: int | None = None) -> SlackReport:
+    async def run(
+        self, path: Path, *, limit: int | None = None, paired: bool = False
+    ) -> SlackReport:
         report = SlackReport()
         convs = load_locomo(path)[:limit]
         started = time.perf_counter()
@@ -171,19 +187,21 @@ class SlackReplay:
         report.replay_s = time.perf_counter() - started
         # Round-robin over conversations, so one channel is never asked twice in a row.
         rounds = max((len(c.questions) for c in convs), default=0)
-        for r in range(rounds):
-            for n, conv in enumerate(convs):
-                if r >= len(conv.questions):
-                    continue
-                q = conv.questions[r]
-                same, cross, asker = places[n]
-                where = "same" if r % 2 == 0 else "cross"
-                report.asked.append(
-                    await self._ask(
-                        n, same if where == "same" else cross, asker, q.text, q.evidence, where
+        passes = [(0, report.asked), *([(1, report.again)] if paired else [])]
+        for flip, into in passes:
+            for r in range(rounds):
+                for n, conv in enumerate(convs):
+                    if r >= len(conv.questions):
+                        continue
+                    q = conv.questions[r]
+                    same, cross, asker = places[n]
+                    where = "same" if (r + flip) % 2 == 0 else "cross"
+                    into.append(
+                        await self._ask(
+                            n, same if where == "same" else cross, asker, q.text, q.evidence, where
+                        )
                     )
-                )
-            self._progress(f"{len(report.asked)} questions asked")
+                self._progress(f"{len(report.asked) + len(report.again)} questions asked")
         return report
 
     async def _replay(

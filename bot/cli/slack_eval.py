@@ -39,6 +39,12 @@ def add_eval_slack_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentP
         "--json", action="store_true", help="print one JSON object as the last line"
     )
     parser.add_argument(
+        "--paired",
+        action="store_true",
+        help="also ask every question in the other place, so same-channel and cross-channel "
+        "figures compare the same questions (reported under 'paired')",
+    )
+    parser.add_argument(
         "--answers",
         type=Path,
         metavar="FILE",
@@ -81,7 +87,9 @@ async def run_eval_slack(args: argparse.Namespace, settings: Settings) -> int:
                     driver,
                     progress=lambda msg: print(msg, file=sys.stderr, flush=True),
                 )
-                report = await replay.run(args.threads, limit=args.limit_conversations)
+                report = await replay.run(
+                    args.threads, limit=args.limit_conversations, paired=args.paired
+                )
             embedder = build_embedder(
                 settings.embedder,
                 ollama_host=None,
@@ -102,9 +110,12 @@ async def run_eval_slack(args: argparse.Namespace, settings: Settings) -> int:
     for where in (None, "same", "cross"):
         cells = "  ".join(f"{k}={v:.3f}" for k, v in report.metrics(where).items())
         print(f"  [{where or 'all'}] {cells}")
+    for where in ("same", "cross") if report.again else ():
+        cells = "  ".join(f"{k}={v:.3f}" for k, v in report.metrics(where, paired=True).items())
+        print(f"  [paired {where}] {cells}")
     if args.answers is not None:
         with args.answers.open("w", encoding="utf-8") as out:
-            for a in report.asked:
+            for a in [*report.asked, *report.again]:
                 row = {
                     "conversation": a.conversation,
                     "where": a.where,

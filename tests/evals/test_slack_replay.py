@@ -33,3 +33,20 @@ def test_an_item_without_evidence_counts_against_precision_and_its_place() -> No
     m = report.metrics()
     assert m["recall@1"] == 0.5 and m["recall@5"] == 1.0
     assert m["precision"] == (0.5 + 1.0) / 2
+
+
+def test_paired_figures_compare_the_same_questions_asked_both_ways() -> None:
+    def asked(question: str, where: str, shown: tuple[str, ...]) -> Asked:
+        return Asked(0, where, frozenset({"D1:2"}), shown, False, 10.0, question=question)
+
+    # The headline halves hold different questions: an easy one same, a hard one cross.
+    report = SlackReport(
+        [asked("easy", "same", ("D1:2",)), asked("hard", "cross", ())],
+        again=[asked("easy", "cross", ("D1:2",)), asked("hard", "same", ())],
+    )
+    assert report.metrics("same")["recall@5"] - report.metrics("cross")["recall@5"] == 1.0
+    paired = report.as_json()["paired"]
+    # Asked both ways, where it is asked makes no difference at all.
+    assert paired["same"]["recall@5"] == paired["cross"]["recall@5"] == 0.5
+    assert paired["gap_recall@5"] == 0.0
+    assert "paired" not in SlackReport([asked("easy", "same", ("D1:2",))]).as_json()
