@@ -207,7 +207,7 @@ def question_shift(z: np.ndarray, share: float = 0.03) -> float:
 def tune_natural(data: dict[str, list[Query]], w: np.ndarray) -> None:
     """The question shift (FusionConfig.question_conf_shift): the alert-fitted model keeps its
     coefficients; a person's question gets its intercept moved by the smallest shift under which
-    at most 3 % of answerable questions abstain. Held out by corpus: fitted on one corpus's
+    at most 3 % of each corpus's answerable questions abstain. Held out by corpus: fitted on one corpus's
     questions, scored on the other's. Questions whose runbook is taken out of the ranking
     (the rest re-fused) stand in for unanswerable questions: how many of them are refused."""
     config = FusionConfig()
@@ -236,11 +236,13 @@ def tune_natural(data: dict[str, list[Query]], w: np.ndarray) -> None:
             f" {np.mean(zw[test] + shift < 0):.3f} (no shift: {np.mean(z[test] < 0):.3f},"
             f" {np.mean(zw[test] < 0):.3f})"
         )
-    both = np.r_[z["dev_po"], z["dev_os"]]
+    # The target holds per corpus (a team has one corpus): the shipped shift is the smallest
+    # under which each corpus's questions abstain at most 3 %, i.e. the largest per-corpus fit.
     removed = np.r_[zw["dev_po"], zw["dev_os"]]
-    shift = question_shift(both)
+    shift = max(question_shift(z[s]) for s in ("dev_po", "dev_os"))
+    each = ", ".join(f"{s} {np.mean(z[s] + shift < 0):.3f}" for s in ("dev_po", "dev_os"))
     print(
-        f"question shift fitted on both: {shift:.2f} (abstains {np.mean(both + shift < 0):.3f},"
+        f"question shift fitted on each corpus: {shift:.2f} (abstains {each};"
         f" runbook-removed refused {np.mean(removed + shift < 0):.3f})"
     )
 

@@ -74,10 +74,10 @@ class FusionConfig:
     keyword_conf_coef: tuple[float, ...] = (2.536, 0.0, 3.159, 3.042)
     # A person's question (`question_shifted`) says far more than it names: the same evidence
     # is worth more than in an alert text. The shift is the smallest one under
-    # which at most 3 % of answerable questions abstain (fitted on questions only; alert texts,
+    # which at most 3 % of each corpus's answerable questions abstain (fitted on questions only; alert texts,
     # and so the no-runbook alerts, keep the model above). Hybrid only (keyword-only rankings
     # were not refitted).
-    question_conf_shift: float = 0.85
+    question_conf_shift: float = 0.90
     abstain_below: float = 0.5
 
     def weights(self, mode: Mode) -> tuple[float, ...]:
