@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Literal, TypeVar
 from bot.answer import messages, runbook_text
 from knowledge.search import see_also
 from memory.episodes.statements import strip_label, without_correction_cue
+from memory.recall.earlier import asks_what_happened
 from memory.text import STOP_WORDS
 
 if TYPE_CHECKING:
@@ -161,7 +162,11 @@ class Answering:
         runbooks = [s for s in sources if s.kind == "runbook"]
         # A roll-up is memory too: an answer that shows one never says memory had nothing.
         said = [s for s in sources if s.kind == "incident"]
-        summary = _summary(runbooks, said or [s for s in sources if s.kind == "episode"])
+        summary = _summary(
+            runbooks,
+            said or [s for s in sources if s.kind == "episode"],
+            memory_first=asks_what_happened(q.text),
+        )
         own = _budget(personal, self.config.context_tokens // 3, prefix="Y")
         return Answer(
             summary,
@@ -356,7 +361,10 @@ def memory_label(item: RecallItem, *, here: str | None) -> str:
     return label
 
 
-def _summary(runbooks: list[Source], memories: list[Source]) -> str:
+def _summary(runbooks: list[Source], memories: list[Source], *, memory_first: bool = False) -> str:
+    """The answer's lead: the top runbook section, then what memory says (or that it has
+    nothing). A question about what the team said or did (`memory_first`) leads with memory
+    when memory has it: no runbook knows who owns a fix or what was decided."""
     if not runbooks and not memories:
         return messages.NOTHING_FOUND
     parts = []
@@ -370,7 +378,8 @@ def _summary(runbooks: list[Source], memories: list[Source]) -> str:
         top = memories[0]
         # What is true now: a correction is stated without how it opened ("scratch that, …").
         said = _first_sentence(without_correction_cue(top.text))
-        parts.append(f"Memory says [{top.key}] ({top.label}): {said}")
+        memory = f"Memory says [{top.key}] ({top.label}): {said}"
+        parts.insert(0 if memory_first else len(parts), memory)
     else:
         parts.append(messages.NOTHING_IN_MEMORY_HERE)
     return "\n".join(parts)

@@ -21,7 +21,7 @@ from memory.incidents import parse_incident_id
 from memory.notes.exchange import WINDOW as EXCHANGE_WINDOW
 from memory.recall.answer_type import holds, wanted
 from memory.recall.clauses import clauses
-from memory.recall.earlier import about_an_earlier_incident, asked_kind, topic_words
+from memory.recall.earlier import about_an_earlier_incident, asked_kinds, topic_words
 from memory.recall.floor import FLOORS, Features, FloorConfig, coverage
 from memory.recall.keyword import KeywordConfig, keyword_candidates
 from memory.recall.ranking import (
@@ -326,11 +326,11 @@ class Recall:
         self, requester: Requester, query: str, items: list[RecallItem]
     ) -> list[RecallItem]:
         """ "What did we decide last time?": the latest earlier incident's statements of the
-        kind asked for lead (`memory.recall.earlier`); search has no words to find them by."""
-        kind = asked_kind(query)
-        if kind is None or not about_an_earlier_incident(query):
+        kinds asked for lead (`memory.recall.earlier`); search has no words to find them by."""
+        kinds = asked_kinds(query)
+        if not kinds or not about_an_earlier_incident(query):
             return items
-        earlier = await self._earlier_statements(requester, kind, query)
+        earlier = await self._earlier_statements(requester, kinds, query)
         shown = {e.id for e in earlier}
         return earlier + [i for i in items if i.id not in shown]
 
@@ -386,13 +386,13 @@ class Recall:
     async def _earlier_statements(
         self,
         requester: Requester,
-        kind: str,
+        kinds: tuple[str, ...],
         query: str,
         *,
         incidents_back: int = 5,
         most: int = 2,
     ) -> list[RecallItem]:
-        """The newest statements of `kind` from the latest earlier incident (not the one asked
+        """The newest statements of the `kinds` asked for from the latest earlier incident (not the one asked
         in) the requester may see that has any on the question's topic (any, when it names no
         topic); a later correction of one is shown above it. Never personal rows (the answer is
         shared)."""
@@ -406,7 +406,7 @@ class Recall:
             if incident.channel_id == requester.channel_id:
                 continue
             rows = await note_store.incident_statements(
-                self._db, requester, incident.id, kinds=(kind,)
+                self._db, requester, incident.id, kinds=kinds
             )
             said = [
                 r

@@ -184,6 +184,32 @@ async def test_what_we_decided_last_time_is_found_from_a_new_incident(
     assert "roll checkout back to v41" not in here.text
 
 
+async def test_what_we_did_last_time_shows_what_was_done_not_the_alert(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """ "What did we do last time?" names no kind and no words of what was done: the earlier
+    incident's mitigations and decisions answer it, not the alert that opened its thread."""
+    await _thread(
+        driver,
+        slack,
+        [
+            (BOB, "[FIRING:1] KubeHpaMaxedOut search-api HPA at max replicas for 15 minutes"),
+            (ALICE, "decision: raise maxReplicas for search-api from 20 to 40 as a stopgap"),
+            (BOB, "we rolled back search-api to v12, latency is fine again"),
+        ],
+    )
+    later = "C0INC45"
+    slack.workspace.add_channel(later, "inc-45-search-again", members=[ALICE, BOB, BOSS])
+    await finished(bot, answers=0, captured=3)
+    question = "search-api HPA is maxed out again, what did we do last time?"
+    _, answer = await answered(driver, slack, BOSS, question, later)
+    shown = json.dumps(answer.blocks)
+    assert "raise maxReplicas for search-api from 20 to 40" in shown
+    assert "rolled back search-api to v12" in shown
+    # About what the team did, so memory leads the answer, before any runbook.
+    assert answer.text.startswith("Memory says") and "FIRING" not in answer.text.split("\n")[0]
+
+
 async def test_questions_to_the_bot_are_no_episode_and_not_part_of_one(
     bot: Runtime, driver: SlackDriver, slack: FakeSlack
 ) -> None:

@@ -2,15 +2,35 @@
 
 from __future__ import annotations
 
-from memory.recall.earlier import about_an_earlier_incident, asked_kind
+from memory.recall.earlier import about_an_earlier_incident, asked_kinds
 
 
 def test_the_kind_asked_for_and_the_pointer_back_are_read_from_the_wording() -> None:
-    assert asked_kind("what did we decide last time?") == "decision"
-    assert asked_kind("what was the root cause of the previous outage?") == "root_cause"
-    assert asked_kind("which action items came out of it?") == "action"
-    assert asked_kind("who is on call?") is None
+    assert asked_kinds("what did we decide last time?") == ("decision",)
+    assert asked_kinds("what was the root cause of the previous outage?") == ("root_cause",)
+    assert asked_kinds("which action items came out of it?") == ("action",)
+    assert asked_kinds("who is on call?") == ()
     assert about_an_earlier_incident("what did we decide last time?")
     assert about_an_earlier_incident("root cause of the previous incident")
     # "before" alone is about this incident's own timeline, not an earlier incident.
     assert not about_an_earlier_incident("what did we decide before the rollback?")
+
+
+def test_a_question_about_what_the_team_said_or_did_is_told_from_how_to_questions() -> None:
+    from memory.recall.earlier import asks_what_happened
+
+    for asked in (
+        "who owns the CPU requests follow-up?",
+        "when did the page fire?",
+        "what did we decide?",
+        "what was the root cause?",
+        "what did we do last time?",
+        "how did we fix it the previous time?",
+    ):
+        assert asks_what_happened(asked), asked
+    for asked in (
+        "the HPA is pinned at max replicas, what should we adjust?",
+        "how do I fix a crashlooping pod?",
+        "what does KubeHpaMaxedOut mean?",
+    ):
+        assert not asks_what_happened(asked), asked
