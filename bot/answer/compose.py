@@ -368,19 +368,21 @@ def _summary(runbooks: list[Source], memories: list[Source], *, memory_first: bo
     if not runbooks and not memories:
         return messages.NOTHING_FOUND
     parts = []
-    if runbooks:
-        top = runbooks[0]
-        if top.label.startswith(SEE_ALSO_LABEL):  # the budget dropped the top runbook
-            parts.append(f"See *{top.label}* [{top.key}]: {_first_sentence(top.text)}")
-        else:
-            parts.append(f"*{top.label}* [{top.key}]\n{runbook_text.to_mrkdwn(top.text)}")
+    first = memory_first and bool(memories)
     if memories:
         top = memories[0]
         # What is true now: a correction is stated without how it opened ("scratch that, …").
         said = _first_sentence(without_correction_cue(top.text))
-        memory = f"Memory says [{top.key}] ({top.label}): {said}"
-        parts.insert(0 if memory_first else len(parts), memory)
-    else:
+        parts.append(f"Memory says [{top.key}] ({top.label}): {said}")
+    if runbooks:
+        top = runbooks[0]
+        # Under memory's answer, or when the budget dropped the top runbook, one line.
+        if first or top.label.startswith(SEE_ALSO_LABEL):
+            rb = f"See *{top.label}* [{top.key}]: {_first_sentence(top.text)}"
+        else:
+            rb = f"*{top.label}* [{top.key}]\n{runbook_text.to_mrkdwn(top.text)}"
+        parts.insert(len(parts) if first else 0, rb)
+    if not memories:
         parts.append(messages.NOTHING_IN_MEMORY_HERE)
     return "\n".join(parts)
 

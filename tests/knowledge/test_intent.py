@@ -31,6 +31,7 @@ from tests.knowledge.conftest import write_corpus
         ("The DNS pods are down. Would services lose connectivity to each other?", "impact"),
         ("The compactor stopped. How do we get it working again?", "fix"),
         ("How do we give the cache more memory?", "fix"),
+        ("search-api HPA is maxed out again, what did we do last time?", "fix"),
         ("KubeAPIDown: Target disappeared from Prometheus target discovery.", None),
         # Terse chat: no question mark, no full sentence.
         ("etcd has no leader!! what do", "fix"),
