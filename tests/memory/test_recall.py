@@ -331,6 +331,38 @@ async def test_similar_incidents_never_show_personal_memory_even_to_its_owner(
         assert "Globex" not in f"{m.why} {m.line}"
 
 
+async def test_without_the_sql_filter_the_code_still_keeps_personal_rows_out_of_shared_lines(
+    db, redactor, embedder, monkeypatch
+):
+    """The second layer: with the store's `scope <> 'user'` clause taken out, the similar
+    incident's headline and the earlier incident's statements still never quote personal rows."""
+    from memory.store import notes as note_store
+
+    incidents, notes = Incidents(db, redactor=redactor), Notes(db, redactor, embedder)
+    inc = await incidents.open(ctx("C1"), title="kafka lag", channel_id="C1")
+    await notes.save(ctx("C1"), "we decided to pin the kafka client to 3.6", "decision")
+    await notes.save(ctx("C1"), "kafka consumer lag after the broker upgrade", "root_cause")
+    # Newest, so each line would pick it first if it got through.
+    await notes.save(
+        ctx(None, scope="user"), "root cause: I am interviewing at Globex", "root_cause"
+    )
+    await notes.save(ctx(None, scope="user"), "we decided I leave for Globex", "decision")
+    await db.execute("UPDATE memory_notes SET incident_id = :i", {"i": inc.id})
+    unfiltered = note_store._HEADLINE.replace("AND n.scope <> 'user'", "")
+    assert unfiltered != note_store._HEADLINE
+    monkeypatch.setattr(note_store, "_HEADLINE", unfiltered)
+    owner = Requester.full_member("T1/U1", "T1", channel_id="C7")
+    rows = await note_store.incident_statements(db, owner, inc.id)
+    assert "user" in {r["scope"] for r in rows}  # the SQL layer is off in this test
+
+    recall = Recall(db, embedder)
+    (match,) = await recall.similar_incidents(owner, "kafka consumer lag after the upgrade")
+    assert match.line == "kafka consumer lag after the broker upgrade"
+    earlier = await recall.relevant(owner, "what did we decide last time?")
+    assert earlier and all("Globex" not in i.text for i in earlier)
+    assert "we decided to pin the kafka client to 3.6" in [i.text for i in earlier]
+
+
 async def _two_earlier_incidents(db, redactor, embedder):  # type: ignore[no-untyped-def]
     """inc-1 in C1 decided about DNS (then corrected it) and filed an action; inc-2 in C2 (the
     newer) decided about kafka. The asker is in a third incident channel, C3."""
