@@ -84,6 +84,16 @@ class Jobs:
             log.info("guarded_requests_expired", extra={"count": len(expired)})
         return len(expired)
 
+    async def post_unposted_requests(self) -> int:
+        """Post open guarded requests whose message Slack did not take (down, rate-limited, a
+        crash after the ack): nobody can approve a request they cannot see."""
+        from bot.guarded import thread
+
+        posted = await thread.post_unposted(self._deps, self._client)
+        if posted:
+            log.info("guarded_requests_posted", extra={"count": posted})
+        return posted
+
     async def keep_house(self) -> dict[str, int]:
         """Apply the per-scope retention TTLs and forget event ids older than Slack's retries."""
         settings = self._deps.settings
@@ -198,6 +208,7 @@ def build_scheduler(jobs: Jobs, *, digest_time: str, timezone: str) -> AsyncIOSc
         (jobs.index_vectors, _every(VECTORS_EVERY), VECTORS_GRACE_S,
          {"next_run_time": datetime.now().astimezone()}),
         (jobs.expire_requests, _every(EXPIRY_EVERY), EXPIRY_GRACE_S, {}),
+        (jobs.post_unposted_requests, _every(EXPIRY_EVERY), EXPIRY_GRACE_S, {}),
         (jobs.keep_house, _every(HOUSEKEEPING_EVERY), HOUSEKEEPING_GRACE_S, {}),
         (jobs.post_digest, CronTrigger(hour=hour, minute=minute, timezone=timezone),
          DIGEST_GRACE_S, {}),

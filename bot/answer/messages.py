@@ -123,6 +123,10 @@ GUARDED_NO_CATALOGUE = (
 GUARDED_REQUESTED_EPHEMERAL = (
     "Requested #{id}: `{action}`; its approvers decide it on the message just posted here."
 )
+GUARDED_POST_DELAYED = (
+    "Request #{id} (`{action}`) is stored, but Slack did not take its message with Approve and "
+    "Deny. It is posted again within a minute; nothing runs before it is approved."
+)
 
 
 RUNBOOK_MORE_SECTIONS = "Also in this runbook:"

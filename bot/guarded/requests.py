@@ -402,6 +402,10 @@ class GuardedActions:
         ]
         return interrupted, executed
 
+    async def unposted(self) -> list[Request]:
+        """Open requests nobody can decide yet: their message was never posted."""
+        return [await self.get(i) for i in await store.ids_unposted(self._db)]
+
     async def expire_due(self) -> list[Request]:
         """Move every 'requested' row past its expiry to 'expired' (the scheduler calls this)."""
         expired = []

@@ -8,6 +8,7 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING
 
+import aiohttp
 from slack_sdk.errors import SlackApiError
 
 from bot.answer import render
@@ -26,14 +27,34 @@ log = logging.getLogger("opsmemory.guarded")
 _locks: dict[int, asyncio.Lock] = {}
 
 
-async def post(deps: Deps, client: AsyncWebClient, request: Request) -> None:
-    """Post the request message (once per request) and remember where it is."""
-    text, blocks = await _render(deps, request)
-    await deps.pacer.wait(request.channel_id)
-    resp = await client.chat_postMessage(
-        channel=request.channel_id, thread_ts=request.thread_ts, text=text, blocks=blocks
-    )
-    await deps.guarded.set_message(request.id, str(resp["ts"]))
+async def post(deps: Deps, client: AsyncWebClient, request: Request) -> bool:
+    """Post the request message (once per request) and remember where it is; False when Slack
+    refused or could not be reached (the request stays stored, and `post_unposted` retries)."""
+    lock = _locks.setdefault(request.id, asyncio.Lock())
+    async with lock:
+        request = await deps.guarded.get(request.id)
+        if request.message_ts is not None or request.state != "requested":
+            return request.message_ts is not None
+        text, blocks = await _render(deps, request)
+        await deps.pacer.wait(request.channel_id)
+        try:
+            resp = await client.chat_postMessage(
+                channel=request.channel_id, thread_ts=request.thread_ts, text=text, blocks=blocks
+            )
+        except (SlackApiError, aiohttp.ClientError, TimeoutError) as exc:
+            log.warning("guarded_post_failed", extra={"error_type": type(exc).__name__})
+            return False
+        await deps.guarded.set_message(request.id, str(resp["ts"]))
+        return True
+
+
+async def post_unposted(deps: Deps, client: AsyncWebClient) -> int:
+    """Post every open request whose message never made it (Slack down, rate-limited, a crash
+    after the ack): without it nobody could approve it. Returns how many were posted."""
+    posted = 0
+    for request in await deps.guarded.unposted():
+        posted += await post(deps, client, request)
+    return posted
 
 
 async def refresh(deps: Deps, client: AsyncWebClient, request_id: int) -> Request:
@@ -106,7 +127,8 @@ async def _render(deps: Deps, request: Request) -> tuple[str, list[render.Block]
 
 async def recover(deps: Deps, client: AsyncWebClient) -> None:
     """At start: an execution cut off by a crash is shown and remembered as 'unknown' (never
-    re-run); an approved request that never started runs once now, re-checked first."""
+    re-run); an approved request that never started runs once now, re-checked first; an open
+    request whose message never made it is posted now."""
     interrupted, executed = await deps.guarded.recover()
     for request in interrupted:
         await refresh(deps, client, request.id)
@@ -115,3 +137,4 @@ async def recover(deps: Deps, client: AsyncWebClient) -> None:
     for request in executed:
         await refresh(deps, client, request.id)
         await remember_outcome(deps, request)
+    await post_unposted(deps, client)

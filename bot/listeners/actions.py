@@ -237,14 +237,15 @@ async def request_from_modal(
     await ack()  # the request is stored: a crash from here loses only the message
     if not created:
         return
-    await thread.post(deps, client, request)
+    posted = await thread.post(deps, client, request)
     await thread.remember(
         deps, request, f"Requested {thread.describe(request)} (risk {request.risk}, "
         f"{request.approvals_needed} approval(s) needed).", user_id=context.user_id,
     )  # fmt: skip
+    said = messages.GUARDED_REQUESTED_EPHEMERAL if posted else messages.GUARDED_POST_DELAYED
     await client.chat_postEphemeral(
         channel=channel, user=context.user_id, thread_ts=request.thread_ts,
-        text=messages.GUARDED_REQUESTED_EPHEMERAL.format(id=request.id, action=action.name),
+        text=said.format(id=request.id, action=action.name),
     )  # fmt: skip
 
 

@@ -222,7 +222,9 @@ async def _run_action(
         return messages.GUARDED_DUPLICATE_REQUEST.format(id=request.id), None
 
     async def post_request() -> None:
-        await thread.post(deps, client, request)
+        if not await thread.post(deps, client, request):
+            delayed = messages.GUARDED_POST_DELAYED.format(id=request.id, action=action.name)
+            await client.chat_postEphemeral(channel=channel, user=user, text=delayed)
         await thread.remember(
             deps, request, f"Requested {thread.describe(request)} (risk {request.risk}, "
             f"{request.approvals_needed} approval(s) needed).", user_id=user,

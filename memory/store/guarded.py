@@ -113,6 +113,15 @@ async def ids_in_state(db: Database, state: str) -> list[int]:
     return [int(r[0]) for r in rows]
 
 
+async def ids_unposted(db: Database) -> list[int]:
+    """Open requests whose message (with Approve and Deny) was never posted."""
+    rows = await db.fetchall(
+        "SELECT id FROM guarded_requests WHERE state = 'requested' AND message_ts IS NULL "
+        "ORDER BY id"
+    )
+    return [int(r[0]) for r in rows]
+
+
 async def write_audit(
     tx: Tx,
     *,

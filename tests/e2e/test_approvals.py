@@ -558,6 +558,33 @@ async def test_an_untouched_request_shows_expired_once_the_expiry_job_runs(
     assert receiver.calls == []
 
 
+async def test_a_request_whose_message_slack_refused_is_told_and_posted_by_the_next_job(
+    guarded_bot: Callable[..., Any], slack: FakeSlack, receiver: WebhookReceiver
+) -> None:
+    """Slack refuses the request message after the ack: the requester is told the request is
+    stored and will be posted, and the next job run posts it once, with its buttons."""
+    from bot.scheduler import Jobs
+
+    bot = await guarded_bot()
+    slack.fail("chat.postMessage", "internal_error")
+    async with SlackDriver(events_url(bot), SECRET, slack) as d:
+        r = await d.command(INCIDENT, ALICE, "run rollback service=checkout version=v1.4.2")
+        assert "Requested #1" in json.loads(r.body)["text"]
+        told = await eventually(
+            lambda: [e for e in slack.workspace.ephemerals_for(ALICE) if "is stored" in e.text]
+        )
+        assert "Request #1 (`rollback`)" in told[0].text and "posted again" in told[0].text
+        assert request_messages(slack) == []
+        jobs = Jobs(bot.deps, bot.app.client, team_id=TEAM)
+        assert await jobs.post_unposted_requests() == 1
+        (msg,) = request_messages(slack)
+        assert "approve_action" in buttons(slack, msg)
+        assert await jobs.post_unposted_requests() == 0  # posted once, never again
+        await click(d, BOSS, msg)
+        await eventually(lambda: receiver.calls)
+    assert len(request_messages(slack)) == 1 and len(receiver.calls) == 1
+
+
 async def test_executor_output_is_redacted_before_it_is_stored_or_shown(
     guarded_bot: Callable[..., Any], slack: FakeSlack, receiver: WebhookReceiver
 ) -> None:

@@ -43,6 +43,7 @@ def test_jobs_have_an_explicit_grace_time_and_coalesce() -> None:
         "roll_up_threads",
         "index_vectors",
         "expire_requests",
+        "post_unposted_requests",
         "post_digest",
         "keep_house",
     }
