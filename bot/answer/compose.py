@@ -18,7 +18,7 @@ from bot.answer import messages, runbook_text
 from knowledge.search import see_also
 from memory.episodes.statements import strip_label, without_correction_cue
 from memory.recall.earlier import asks_what_happened
-from memory.text import STOP_WORDS
+from memory.text import STOP_WORDS, stems
 
 if TYPE_CHECKING:
     from knowledge.search import Knowledge, RunbookHit
@@ -165,6 +165,7 @@ class Answering:
         summary = _summary(
             runbooks,
             said or [s for s in sources if s.kind == "episode"],
+            question=q.text,
             memory_first=asks_what_happened(q.text),
         )
         own = _budget(personal, self.config.context_tokens // 3, prefix="Y")
@@ -361,29 +362,35 @@ def memory_label(item: RecallItem, *, here: str | None) -> str:
     return label
 
 
-def _summary(runbooks: list[Source], memories: list[Source], *, memory_first: bool = False) -> str:
-    """The answer's lead: the top runbook section, then what memory says (or that it has
-    nothing). A question about what the team said or did (`memory_first`) leads with memory
-    when memory has it: no runbook knows who owns a fix or what was decided."""
+def _summary(
+    runbooks: list[Source],
+    memories: list[Source],
+    *,
+    question: str = "",
+    memory_first: bool = False,
+) -> str:
+    """The answer's lead: the top runbook section, then what memory says (the sentence of its
+    best item that answers `question`) or that it has nothing. A question about what the team
+    said or did (`memory_first`) leads with memory, and a runbook under it takes one line: no
+    runbook knows who owns a fix, when it landed or what was decided."""
     if not runbooks and not memories:
         return messages.NOTHING_FOUND
     parts = []
-    first = memory_first and bool(memories)
     if memories:
         top = memories[0]
         # What is true now: a correction is stated without how it opened ("scratch that, …").
-        said = _first_sentence(without_correction_cue(top.text))
+        said = _answering_sentence(without_correction_cue(top.text), question)
         parts.append(f"Memory says [{top.key}] ({top.label}): {said}")
+    else:
+        parts.append(messages.NOTHING_IN_MEMORY_HERE)
     if runbooks:
         top = runbooks[0]
         # Under memory's answer, or when the budget dropped the top runbook, one line.
-        if first or top.label.startswith(SEE_ALSO_LABEL):
+        if memory_first or top.label.startswith(SEE_ALSO_LABEL):
             rb = f"See *{top.label}* [{top.key}]: {_first_sentence(top.text)}"
         else:
             rb = f"*{top.label}* [{top.key}]\n{runbook_text.to_mrkdwn(top.text)}"
-        parts.insert(len(parts) if first else 0, rb)
-    if not memories:
-        parts.append(messages.NOTHING_IN_MEMORY_HERE)
+        parts.insert(len(parts) if memory_first else 0, rb)
     return "\n".join(parts)
 
 
@@ -392,7 +399,18 @@ def _words(text: str) -> set[str]:
 
 
 def _first_sentence(text: str, limit: int = 280) -> str:
-    flat = " ".join(text.split())
-    match = re.match(r"(.+?[.!?])(\s|$)", flat)
-    sentence = match.group(1) if match else flat
-    return runbook_text.lead(sentence, limit)  # a long sentence is cut at a word
+    return _answering_sentence(text, "", limit)
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def _answering_sentence(text: str, question: str, limit: int = 280) -> str:
+    """The sentence of `text` that shares most content words with `question` (the first on a
+    tie, or with no question): "CDN status is green. Edge logs say origin_timeout on the 502s."
+    answers "what did the edge logs say?" with its second sentence, marked as a part ("…")."""
+    sentences = [x for x in _SENTENCE_END.split(" ".join(text.split())) if x] or [""]
+    asked = stems(question)
+    best = max(range(len(sentences)), key=lambda i: (len(asked & stems(sentences[i])), -i))
+    sentence = runbook_text.lead(sentences[best], limit)  # a long sentence is cut at a word
+    return sentence if best == 0 else f"… {sentence}"

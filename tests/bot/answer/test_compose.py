@@ -65,6 +65,38 @@ def test_the_summary_leads_with_the_top_runbook_then_the_first_memory_line_by_li
     ]
 
 
+def test_memory_is_quoted_by_the_sentence_that_answers_the_question() -> None:
+    """A message's first sentence is often not its answer: the lead quotes the sentence that
+    shares most words with the question, marked as a part; a tie keeps the first."""
+    said = Source(
+        "S1",
+        "incident",
+        "status · viktor",
+        "CDN status is green everywhere. edge logs say `origin_timeout` on those 502s. it's us",
+    )
+    lead = _summary([], [said], question="What did the edge logs say about the 502s?")
+    assert (
+        lead
+        == "Memory says [S1] (status · viktor): … edge logs say `origin_timeout` on those 502s."
+    )
+    other = _summary([], [said], question="is the CDN green?")
+    assert other == "Memory says [S1] (status · viktor): CDN status is green everywhere."
+    assert _summary([], [said], question="who owns it?").endswith("green everywhere.")
+
+
+def test_a_question_about_what_happened_leads_with_memory_and_shows_the_runbook_in_a_line() -> None:
+    runbook = Source("S1", "runbook", "rollback › Steps", "Post in the channel. Roll back.\n2. x")
+    note = Source("S2", "incident", "decision · ann", "we roll back to v41.")
+    assert _summary([runbook], [note], question="who decided?", memory_first=True).split("\n") == [
+        "Memory says [S2] (decision · ann): we roll back to v41.",
+        "See *rollback › Steps* [S1]: Post in the channel.",
+    ]
+    # Memory has nothing: that is said first, and the runbook still takes one line.
+    assert _summary([runbook], [], question="when did it finish?", memory_first=True).split(
+        "\n"
+    ) == [messages.NOTHING_IN_MEMORY_HERE, "See *rollback › Steps* [S1]: Post in the channel."]
+
+
 def test_a_summary_whose_top_runbook_is_only_see_also_points_to_it() -> None:
     """When the budget kept only a close runbook, the summary says "See" it with its first
     sentence instead of quoting it as the answer; no memory says so."""
