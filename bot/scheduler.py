@@ -16,14 +16,16 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.base import BaseTrigger
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
+from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.answer import render
+from bot.answer import messages, render
 from memory.episodes.statements import strip_label
 from memory.errors import OpsmemoryError
 
 if TYPE_CHECKING:
     from bot.deps import Deps
+    from bot.guarded.requests import Request
     from memory.episodes.digest import Digest
 
 log = logging.getLogger("opsmemory.scheduler")
@@ -76,6 +78,9 @@ class Jobs:
 
         expired = await self._deps.guarded.expire_due()
         for request in expired:
+            if request.message_ts is None:  # never seen: its requester was told it would be
+                await self._tell_expired_unposted(request)
+                continue
             try:
                 await thread.refresh(self._deps, self._client, request.id)
             except OpsmemoryError as exc:  # e.g. its action left the catalogue: the rest still
@@ -83,6 +88,15 @@ class Jobs:
         if expired:
             log.info("guarded_requests_expired", extra={"count": len(expired)})
         return len(expired)
+
+    async def _tell_expired_unposted(self, request: Request) -> None:
+        text = messages.GUARDED_EXPIRED_UNPOSTED.format(id=request.id, action=request.action)
+        try:
+            await self._client.chat_postEphemeral(
+                channel=request.channel_id, user=request.requester_user, text=text
+            )
+        except SlackApiError as exc:
+            log.warning("guarded_expiry_notice_failed", extra={"error": exc.response.get("error")})
 
     async def post_unposted_requests(self) -> int:
         """Post open guarded requests whose message Slack did not take (down, rate-limited, a

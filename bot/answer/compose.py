@@ -387,7 +387,7 @@ def _summary(
         top = runbooks[0]
         # Under memory's answer, or when the budget dropped the top runbook, one line.
         if memory_first or top.label.startswith(SEE_ALSO_LABEL):
-            rb = f"See *{top.label}* [{top.key}]: {_first_sentence(top.text)}"
+            rb = f"See *{top.label}* [{top.key}]: {_runbook_line(top.text)}"
         else:
             rb = f"*{top.label}* [{top.key}]\n{runbook_text.to_mrkdwn(top.text)}"
         parts.insert(len(parts) if memory_first else 0, rb)
@@ -396,6 +396,27 @@ def _summary(
 
 def _words(text: str) -> set[str]:
     return {w for w in re.findall(r"[a-z0-9][a-z0-9-]{2,}", text.lower()) if w not in STOP_WORDS}
+
+
+_LIST_MARK = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
+_HEADING_LINE = re.compile(r"^\s*#{1,6}\s")
+
+
+def _runbook_line(text: str) -> str:
+    """A runbook section in one line: the first sentence of its first line of prose, without
+    Markdown, a list's number or bullet ("1. Post in the incident channel …" reads "Post in the
+    incident channel …", never "1."), a heading or a code fence."""
+    in_fence = False
+    for line in text.splitlines():
+        if line.lstrip().startswith("```"):
+            in_fence = not in_fence
+            continue
+        if in_fence or _HEADING_LINE.match(line):
+            continue
+        words = _LIST_MARK.sub("", runbook_text.plain(line)).strip()
+        if words:
+            return _first_sentence(words)
+    return _first_sentence(runbook_text.plain(text))
 
 
 def _first_sentence(text: str, limit: int = 280) -> str:

@@ -121,11 +121,16 @@ GUARDED_NO_CATALOGUE = (
     "(see actions.example.yml)."
 )
 GUARDED_REQUESTED_EPHEMERAL = (
-    "Requested #{id}: `{action}`; its approvers decide it on the message just posted here."
+    "Requested #{id}: `{action}`; its approvers decide it on its message, posted here next."
 )
 GUARDED_POST_DELAYED = (
     "Request #{id} (`{action}`) is stored, but Slack did not take its message with Approve and "
-    "Deny. It is posted again within a minute; nothing runs before it is approved."
+    "Deny ({error}). It is tried again every minute until it expires; nothing runs before it is "
+    "approved."
+)
+GUARDED_EXPIRED_UNPOSTED = (
+    "Request #{id} (`{action}`) expired before Slack took its message, so nobody could approve "
+    "it and nothing ran. Run `/incident run` again if it is still needed."
 )
 
 

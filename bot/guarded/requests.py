@@ -403,8 +403,11 @@ class GuardedActions:
         return interrupted, executed
 
     async def unposted(self) -> list[Request]:
-        """Open requests nobody can decide yet: their message was never posted."""
-        return [await self.get(i) for i in await store.ids_unposted(self._db)]
+        """Open requests nobody can decide yet: their message was never posted (those past
+        their expiry are left to `expire_due`)."""
+        now = self._clock()
+        requests = [await self.get(i) for i in await store.ids_unposted(self._db)]
+        return [r for r in requests if now < r.expires_at]
 
     async def expire_due(self) -> list[Request]:
         """Move every 'requested' row past its expiry to 'expired' (the scheduler calls this)."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import aiohttp
@@ -27,33 +28,60 @@ log = logging.getLogger("opsmemory.guarded")
 _locks: dict[int, asyncio.Lock] = {}
 
 
-async def post(deps: Deps, client: AsyncWebClient, request: Request) -> bool:
-    """Post the request message (once per request) and remember where it is; False when Slack
-    refused or could not be reached (the request stays stored, and `post_unposted` retries)."""
+@dataclass(frozen=True)
+class Posted:
+    """What one attempt to post a request message did: `now` when this call posted it;
+    `failed` names Slack's error (or the network failure) when it could not."""
+
+    now: bool = False
+    failed: str | None = None
+
+
+async def post(deps: Deps, client: AsyncWebClient, request: Request) -> Posted:
+    """Post the request message (once per request, while it can still be decided) and remember
+    where it is. A refusal or an unreachable Slack leaves the request stored and unposted, for
+    `post_unposted` to retry; the error is logged with the request id."""
     lock = _locks.setdefault(request.id, asyncio.Lock())
     async with lock:
         request = await deps.guarded.get(request.id)
-        if request.message_ts is not None or request.state != "requested":
-            return request.message_ts is not None
+        if request.message_ts is not None or not _open(deps, request):
+            return Posted()
         text, blocks = await _render(deps, request)
         await deps.pacer.wait(request.channel_id)
         try:
             resp = await client.chat_postMessage(
                 channel=request.channel_id, thread_ts=request.thread_ts, text=text, blocks=blocks
             )
-        except (SlackApiError, aiohttp.ClientError, TimeoutError) as exc:
-            log.warning("guarded_post_failed", extra={"error_type": type(exc).__name__})
-            return False
-        await deps.guarded.set_message(request.id, str(resp["ts"]))
-        return True
+        except SlackApiError as exc:
+            error = str(exc.response.get("error") or "slack_error")
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            error = type(exc).__name__
+        else:
+            await deps.guarded.set_message(request.id, str(resp["ts"]))
+            return Posted(now=True)
+        log.warning("guarded_post_failed", extra={"request_id": request.id, "error": error})
+        return Posted(failed=error)
+
+
+def _open(deps: Deps, request: Request) -> bool:
+    """Whether the request can still be decided: requested and not past its expiry."""
+    return request.state == "requested" and deps.clock() < request.expires_at
 
 
 async def post_unposted(deps: Deps, client: AsyncWebClient) -> int:
     """Post every open request whose message never made it (Slack down, rate-limited, a crash
-    after the ack): without it nobody could approve it. Returns how many were posted."""
+    after the ack): without it nobody could approve it. A request that cannot be rendered (its
+    action left the catalogue) is logged and skipped, never blocking the others or start-up.
+    Returns how many this call posted."""
     posted = 0
     for request in await deps.guarded.unposted():
-        posted += await post(deps, client, request)
+        try:
+            posted += (await post(deps, client, request)).now
+        except OpsmemoryError as exc:
+            log.warning(
+                "guarded_post_skipped",
+                extra={"request_id": request.id, "error_type": type(exc).__name__},
+            )
     return posted
 
 

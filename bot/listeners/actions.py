@@ -242,10 +242,11 @@ async def request_from_modal(
         deps, request, f"Requested {thread.describe(request)} (risk {request.risk}, "
         f"{request.approvals_needed} approval(s) needed).", user_id=context.user_id,
     )  # fmt: skip
-    said = messages.GUARDED_REQUESTED_EPHEMERAL if posted else messages.GUARDED_POST_DELAYED
+    said = messages.GUARDED_REQUESTED_EPHEMERAL if posted.failed is None else (
+        messages.GUARDED_POST_DELAYED)  # fmt: skip
     await client.chat_postEphemeral(
         channel=channel, user=context.user_id, thread_ts=request.thread_ts,
-        text=said.format(id=request.id, action=action.name),
+        text=said.format(id=request.id, action=action.name, error=posted.failed),
     )  # fmt: skip
 
 

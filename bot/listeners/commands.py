@@ -113,7 +113,7 @@ async def incident(
     """Run the subcommand; a write's reply is its ack, a read's goes to response_url."""
     started = time.monotonic()
     cmd = parse_incident_command(command.get("text", ""))
-    after_ack: Callable[[], Awaitable[None]] | None = None
+    after_ack: Callable[[Any], Awaitable[None]] | None = None
     if cmd.sub == "run":
         (text, after_ack), in_channel = await _run_action(deps, cmd.args, command, client), False
     else:
@@ -126,7 +126,7 @@ async def incident(
     if time.monotonic() - started > ACK_BUDGET_S:
         await respond(text=text, response_type=response_type)
     if after_ack is not None:  # a failure here is told to the person by the error handler
-        await after_ack()
+        await after_ack(respond)
 
 
 async def _run(deps: Deps, cmd: IncidentCommand, c: dict[str, Any]) -> tuple[str, bool]:
@@ -198,7 +198,7 @@ async def _run(deps: Deps, cmd: IncidentCommand, c: dict[str, Any]) -> tuple[str
 
 async def _run_action(
     deps: Deps, args: str, c: dict[str, Any], client: AsyncWebClient
-) -> tuple[str, Callable[[], Awaitable[None]] | None]:
+) -> tuple[str, Callable[[Any], Awaitable[None]] | None]:
     """`/incident run <action> key=value …`: open a guarded request; the confirmation to the
     requester, then what runs after the ack: its message (with Approve and Deny) to the
     channel. The request is committed before the ack; posting (paced per channel, so it may
@@ -221,10 +221,16 @@ async def _run_action(
     if not created:
         return messages.GUARDED_DUPLICATE_REQUEST.format(id=request.id), None
 
-    async def post_request() -> None:
-        if not await thread.post(deps, client, request):
-            delayed = messages.GUARDED_POST_DELAYED.format(id=request.id, action=action.name)
-            await client.chat_postEphemeral(channel=channel, user=user, text=delayed)
+    async def post_request(respond: Any) -> None:
+        posted = await thread.post(deps, client, request)
+        if posted.failed is not None:
+            # Through the command's response_url: the Web API just failed, this is not it.
+            await respond(
+                text=messages.GUARDED_POST_DELAYED.format(
+                    id=request.id, action=action.name, error=posted.failed
+                ),
+                response_type="ephemeral",
+            )
         await thread.remember(
             deps, request, f"Requested {thread.describe(request)} (risk {request.risk}, "
             f"{request.approvals_needed} approval(s) needed).", user_id=user,

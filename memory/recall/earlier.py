@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import re
 
-from memory.recall.answer_type import wanted
 from memory.text import stems
 
 _KINDS: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = (
@@ -26,8 +25,9 @@ _KINDS: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = (
     (
         ("mitigation", "decision"),
         re.compile(
-            r"\bwhat (?:did|do) (?:we|you|they) (?:do|try|change)\b"
-            r"|\bhow (?:did|do) (?:we|you|they) (?:fix|resolve|solve|handle|stop|recover)\b"
+            r"\bwhat (?:did|had|have) (?:we|you|they) (?:do|done|try|tried)\b"
+            r"|\bhow (?:did|had|have) (?:we|you|they) (?:fix|fixed|resolve|resolved|solve|solved"
+            r"|handle|handled|recover|recovered)\b"
             r"|\bwhat (?:fixed|solved|resolved|worked|helped)\b",
             re.I,
         ),
@@ -54,19 +54,41 @@ def about_an_earlier_incident(question: str) -> bool:
 _FRAME = stems(
     "decide decided decides deciding decision decisions agreed agree settled root cause causes "
     "caused action actions item items follow up followup todo todos mitigate mitigated "
-    "mitigation mitigations workaround workarounds fix fixed resolve resolved solve solved "
-    "handle handled stop recover worked helped try change last time times before previous past "
+    "mitigation mitigations workaround workarounds last time times before previous past "
     "earlier prior other older incident incidents outage outages one ones did do we our us"
 )
 
 
 def topic_words(question: str) -> set[str]:
-    """The question's subject words: its stems without those that name the kind or point back."""
-    return {w for w in stems(question) if not w.isdigit()} - _FRAME
+    """The question's subject words: its stems without the spans that name the kind or point
+    back ("how did we fix", "last time"), so "the resolver" keeps its word."""
+    framed = question
+    for _, pattern in _KINDS:
+        framed = pattern.sub(" ", framed)
+    return {w for w in stems(_EARLIER.sub(" ", framed)) if not w.isdigit()} - _FRAME
+
+
+# Asking what happened: a past or present-state question about people, times or statements.
+_HAPPENED = re.compile(
+    r"\bwho (?:owns|owned|did|was|were|is on|is handling|took|decided|said|wrote|ran|made)\b"
+    r"|\bwhen (?:did|was|were|had)\b|\bhow long (?:did|was|were|had|ago)\b"
+    r"|\bwhat time (?:did|was|were)\b|\bhow long ago\b",
+    re.I,
+)
+_PAST = re.compile(r"\b(?:did|was|were|had|came|went)\b", re.I)
+_HOW_TO = re.compile(r"\b(?:should|shall|can|could|must|need to|how to|would)\b", re.I)
 
 
 def asks_what_happened(question: str) -> bool:
-    """Whether the question asks what the team said or did rather than how to do something:
-    who owns or did it, when it happened, or a kind of statement ("what did we decide / do?",
-    "the root cause"). Runbooks describe procedures; they do not know any of that."""
-    return wanted(question) in ("person", "time") or bool(asked_kinds(question))
+    """Whether the question asks what the team said or did, not how to do something: who owns
+    or did it, when it happened, or a kind of statement said ("what did we decide?", "what was
+    the root cause?", "what did we do last time?"). Runbooks describe procedures; they do not
+    know any of that. A how-to question ("what should we do?", "how do we fix it?", "who should
+    I escalate to?", "how do I mitigate it?") is not one."""
+    if _HOW_TO.search(question):
+        return False
+    if _HAPPENED.search(question):
+        return True
+    return bool(asked_kinds(question)) and (
+        about_an_earlier_incident(question) or bool(_PAST.search(question))
+    )

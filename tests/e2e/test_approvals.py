@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import sys
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
@@ -17,6 +18,7 @@ import pytest
 
 from bot.app import build_app
 from bot.runtime import Runtime
+from bot.scheduler import Jobs
 from bot.settings import Settings, SettingsError
 from bot.standin import FakeSlack, Message, SlackDriver
 from tests.e2e.workspace import (
@@ -573,7 +575,7 @@ async def test_a_request_whose_message_slack_refused_is_told_and_posted_by_the_n
         told = await eventually(
             lambda: [e for e in slack.workspace.ephemerals_for(ALICE) if "is stored" in e.text]
         )
-        assert "Request #1 (`rollback`)" in told[0].text and "posted again" in told[0].text
+        assert "Request #1 (`rollback`)" in told[0].text and "(internal_error)" in told[0].text
         assert request_messages(slack) == []
         jobs = Jobs(bot.deps, bot.app.client, team_id=TEAM)
         assert await jobs.post_unposted_requests() == 1
@@ -583,6 +585,57 @@ async def test_a_request_whose_message_slack_refused_is_told_and_posted_by_the_n
         await click(d, BOSS, msg)
         await eventually(lambda: receiver.calls)
     assert len(request_messages(slack)) == 1 and len(receiver.calls) == 1
+
+
+async def test_an_unposted_request_whose_action_left_the_catalogue_does_not_stop_the_others(
+    guarded_bot: Callable[..., Any], slack: FakeSlack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both request messages are refused; on restart `rollback` is gone from the catalogue.
+    Start-up still completes and posts the request that can still be shown."""
+    bot = await guarded_bot()
+    slack.fail("chat.postMessage", "internal_error", times=2)
+    async with SlackDriver(events_url(bot), SECRET, slack) as d:
+        for text in ("rollback service=checkout version=v1.4.2", "scale_out replicas=4"):
+            r = await d.command(INCIDENT, ALICE, f"run {text}")
+            assert "Requested #" in json.loads(r.body)["text"]
+        await eventually(
+            lambda: (
+                len([e for e in slack.workspace.ephemerals_for(ALICE) if "stored" in e.text]) == 2
+            )
+        )
+    await bot.stop()
+    full = catalogue
+    monkeypatch.setattr(
+        sys.modules[__name__],
+        "catalogue",
+        lambda url, ttl="30m": re.sub(
+            r"(?ms)^  rollback:.*?(?=^  failover:)", "", full(url, ttl=ttl)
+        ),
+    )
+    again = await guarded_bot()  # warm-up runs start-up recovery: it must not raise
+    (msg,) = await eventually(lambda: request_messages(slack))
+    assert "scale_out" in msg.text and "approve_action" in buttons(slack, msg)
+    assert await Jobs(again.deps, again.app.client, team_id=TEAM).post_unposted_requests() == 0
+
+
+async def test_a_request_that_expires_unposted_is_never_posted_and_its_requester_is_told(
+    guarded_bot: Callable[..., Any], slack: FakeSlack, receiver: WebhookReceiver
+) -> None:
+    clock = Clock()
+    bot = await guarded_bot(clock=clock, ttl="10m")
+    slack.fail("chat.postMessage", "internal_error")
+    async with SlackDriver(events_url(bot), SECRET, slack) as d:
+        await d.command(INCIDENT, ALICE, "run rollback service=checkout version=v1.4.2")
+        await eventually(
+            lambda: [e for e in slack.workspace.ephemerals_for(ALICE) if "stored" in e.text]
+        )
+    jobs = Jobs(bot.deps, bot.app.client, team_id=TEAM)
+    clock.now += timedelta(minutes=11)
+    assert await jobs.post_unposted_requests() == 0  # past its expiry: no Approve buttons now
+    assert await jobs.expire_requests() == 1
+    (told,) = [e for e in slack.workspace.ephemerals_for(ALICE) if "expired" in e.text]
+    assert "Request #1 (`rollback`) expired before Slack took its message" in told.text
+    assert request_messages(slack) == [] and receiver.calls == []
 
 
 async def test_executor_output_is_redacted_before_it_is_stored_or_shown(

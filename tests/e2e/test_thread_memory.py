@@ -210,6 +210,7 @@ async def test_what_we_did_last_time_shows_what_was_done_not_the_alert(
     lead, runbook, *_ = answer.text.split("\n")
     assert lead.startswith("Memory says") and "FIRING" not in lead
     assert runbook.startswith("See *")  # a runbook under it takes one line, not its steps
+    assert len(runbook.split("]: ", 1)[1].split()) >= 3  # words, never a bare "1."
 
 
 async def test_questions_to_the_bot_are_no_episode_and_not_part_of_one(

@@ -32,6 +32,7 @@ from tests.knowledge.conftest import write_corpus
         ("The compactor stopped. How do we get it working again?", "fix"),
         ("How do we give the cache more memory?", "fix"),
         ("search-api HPA is maxed out again, what did we do last time?", "fix"),
+        ("latency doubled an hour ago. what did we change?", None),
         ("KubeAPIDown: Target disappeared from Prometheus target discovery.", None),
         # Terse chat: no question mark, no full sentence.
         ("etcd has no leader!! what do", "fix"),

@@ -26,11 +26,31 @@ def test_a_question_about_what_the_team_said_or_did_is_told_from_how_to_question
         "what was the root cause?",
         "what did we do last time?",
         "how did we fix it the previous time?",
+        "who is on the db?",
+        "how long did the rollback take?",
     ):
         assert asks_what_happened(asked), asked
     for asked in (
         "the HPA is pinned at max replicas, what should we adjust?",
         "how do I fix a crashlooping pod?",
         "what does KubeHpaMaxedOut mean?",
+        "what do we do now?",
+        "the cert expires tomorrow, how do we fix it?",
+        "is there a workaround?",
+        "how do I mitigate CPU throttling?",
+        "how long does a rollback take?",
+        "who should I escalate to?",
+        "when should I page the DBA?",
+        "what should we do, it happened last time too",
     ):
         assert not asks_what_happened(asked), asked
+
+
+def test_topic_words_drop_the_asking_span_not_the_same_word_elsewhere() -> None:
+    from memory.recall.earlier import topic_words
+    from memory.text import stems
+
+    assert topic_words("how did we fix the resolver last time?") == stems("resolver")
+    assert topic_words("what did we decide about the worker pool last time?") == stems(
+        "worker pool"
+    )

@@ -85,16 +85,24 @@ def test_memory_is_quoted_by_the_sentence_that_answers_the_question() -> None:
 
 
 def test_a_question_about_what_happened_leads_with_memory_and_shows_the_runbook_in_a_line() -> None:
-    runbook = Source("S1", "runbook", "rollback › Steps", "Post in the channel. Roll back.\n2. x")
+    runbook = Source(
+        "S1",
+        "runbook",
+        "rollback › Steps",
+        "## Steps\n\n1. Post in the [incident channel](https://x.example/c). Then wait.\n2. x",
+    )
     note = Source("S2", "incident", "decision · ann", "we roll back to v41.")
     assert _summary([runbook], [note], question="who decided?", memory_first=True).split("\n") == [
         "Memory says [S2] (decision · ann): we roll back to v41.",
-        "See *rollback › Steps* [S1]: Post in the channel.",
+        "See *rollback › Steps* [S1]: Post in the incident channel.",
     ]
     # Memory has nothing: that is said first, and the runbook still takes one line.
     assert _summary([runbook], [], question="when did it finish?", memory_first=True).split(
         "\n"
-    ) == [messages.NOTHING_IN_MEMORY_HERE, "See *rollback › Steps* [S1]: Post in the channel."]
+    ) == [
+        messages.NOTHING_IN_MEMORY_HERE,
+        "See *rollback › Steps* [S1]: Post in the incident channel.",
+    ]
 
 
 def test_a_summary_whose_top_runbook_is_only_see_also_points_to_it() -> None:
