@@ -42,6 +42,8 @@ def _phrase(text: str) -> re.Pattern[str]:
 RUNBOOK_CITATIONS = 3
 LEAD_CHARS = 900
 SEE_ALSO_LABEL = "see also"
+#: A question of at most this many content words names nothing to search for on its own.
+VAGUE_WORDS = 1
 
 
 def estimate_tokens(text: str) -> int:
@@ -62,6 +64,7 @@ class Question:
     text: str
     thread: ThreadKey
     incident_id: str | None = None
+    asked_ts: str | None = None  # the asking message (a reply when not the thread's first)
 
 
 @dataclass(frozen=True)
@@ -236,14 +239,24 @@ class Answering:
         An unavailable embedder needs nothing here: the search itself falls back to keyword."""
         if self._knowledge is None:
             return []
-        named = await self._knowledge.named_in(q.text)
+        text = await self._with_thread_context(q)
+        named = await self._knowledge.named_in(text)
         if named is not None:
             return _runbook_sources(await self._knowledge.lookup(named, q.text), [])
-        result = await self._knowledge.search(q.text, limit=self.config.runbook_hits)
+        result = await self._knowledge.search(text, limit=self.config.runbook_hits)
         if result.abstained or not result.hits:
             return []
         top, *others = result.hits
         return _runbook_sources(top, see_also(top, others), confidence=result.confidence)
+
+    async def _with_thread_context(self, q: Question) -> str:
+        """A question that names nothing ("what do we do now?", "how do I fix it?") asked in a
+        thread is about what the thread opened with (an alert, a report): the runbook search
+        reads that first message before the question. Memory still reads the question alone."""
+        if len(stems(q.text)) > VAGUE_WORDS or q.asked_ts in (None, q.thread.thread_ts):
+            return q.text
+        opened = await self._recall.said_in(q.requester, q.thread.channel_id, q.thread.thread_ts)
+        return q.text if not opened else f"{opened}\n{q.text}"
 
 
 def _similar(matches: list[IncidentMatch], *, here: str | None) -> list[SimilarIncident]:

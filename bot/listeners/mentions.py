@@ -88,6 +88,7 @@ async def on_mention(
         question_text(event.get("text", "")),
         ThreadKey(team, channel, thread_ts),
         incident.id,
+        asked_ts=ts,
     )
     answer = await deps.answering.compose(q)
     for name, ms in answer.timings_ms.items():

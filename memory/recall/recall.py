@@ -486,6 +486,11 @@ class Recall:
         rows = await note_store.incident_statements(self._db, requester, incident_id)
         return [r for r in rows if r["scope"] != "user"]
 
+    async def said_in(self, requester: Requester, channel_id: str, ts: str) -> str | None:
+        """The text of the message at `ts` in `channel_id`, if the requester may see it: a
+        thread's first message is what a vague question in that thread is about."""
+        return await note_store.said_in_message(self._db, requester, channel_id=channel_id, ts=ts)
+
     async def _keyword(
         self, requester: Requester, query: str, limit: int, incident_id: str | None
     ) -> list[int]:

@@ -301,6 +301,27 @@ async def from_message(tx: Tx, team_id: str, channel_id: str, ts: str) -> list[R
     return await tx.fetchall(_FROM_MESSAGE, {"team": team_id, "channel": channel_id, "ts": ts})
 
 
+_SAID_IN = """
+SELECT n.text FROM memory_notes n
+WHERE n.team_id = :team AND n.channel_id = :channel AND n.source_ts = :ts AND {vis}
+  AND n.scope <> 'user'
+ORDER BY n.id
+LIMIT 1
+"""
+
+
+async def said_in_message(
+    db: Database, audience: Audience, *, channel_id: str, ts: str
+) -> str | None:
+    """What the captured message at `ts` says, as the audience may see it (never personal)."""
+    vis, params = visibility_sql(audience, alias="n")
+    row = await db.fetchone(
+        _SAID_IN.format(vis=vis),
+        {**params, "team": audience.team_id, "channel": channel_id, "ts": ts},
+    )
+    return None if row is None else str(row[0])
+
+
 async def later_corrections(
     db: Database, audience: Audience, *, channel_id: str, after_id: int, limit: int
 ) -> list[Row]:

@@ -171,3 +171,23 @@ async def test_a_natural_fix_question_cites_at_most_three_sections_fix_first(
     )
     assert "# KubePodCrashLooping" not in text
     assert text.count("[S") - text.count("[S1]") <= 3  # fmt: skip
+
+
+async def test_a_vague_question_in_a_thread_is_read_with_what_the_thread_opened_with(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """ "What do we do now?" names nothing; asked under a pasted alert, it is about that alert.
+    The same words asked at the top of the channel have nothing to go on."""
+    from tests.e2e.workspace import finished
+
+    alert = "[FIRING:1] CPUThrottlingHigh checkout/api: 60% throttling of CPU in the last 15m"
+    root = await driver.say(INCIDENT, ALICE, alert)
+    assert root.ts
+    await finished(bot, answers=0, captured=1)
+    await driver.mention(INCIDENT, ALICE, "what do we do now?", thread_ts=root.ts)
+    (answer,) = await eventually(
+        lambda: [x for x in slack.workspace.bot_messages(INCIDENT, root.ts) if x.ts != root.ts]
+    )
+    assert answer.text.startswith("*cpu-throttling-high › Mitigation"), answer.text[:200]
+    top = await answer_to(slack, driver, "what do we do now?")
+    assert "cpu-throttling-high" not in top

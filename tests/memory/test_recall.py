@@ -533,3 +533,26 @@ async def test_asked_where_nothing_matches_the_best_matchs_incident_ranks_first(
     here = Requester.full_member("T1/U2", "T1", channel_id="C2")
     mine = await recall.recall(here, question, k=3)
     assert recall._focused(here, mine) == mine
+
+
+async def test_the_message_a_thread_opened_with_is_read_only_where_the_asker_may_see_it(
+    db, redactor, embedder
+):
+    """A vague question reads its thread's first message: never from a private channel the
+    asker is not in, never across teams, never a personal row."""
+    notes = Notes(db, redactor, embedder)
+    await notes.save(ctx("CPRIV", private=True, source_ts="1.0"), "checkout 503s since 10:02")
+    await notes.save(ctx("CPUB", source_ts="2.0"), "payments latency alert firing")
+    await notes.save(ctx("CPUB", scope="user", source_ts="3.0"), "my own note")
+    recall = Recall(db, embedder)
+    member = Requester.full_member(
+        "T1/U2", "T1", channel_id="CPRIV", member_channel_ids=frozenset({"CPRIV"})
+    )
+    outsider = Requester.full_member("T1/U3", "T1", channel_id="CPUB")
+    assert await recall.said_in(member, "CPRIV", "1.0") == "checkout 503s since 10:02"
+    assert await recall.said_in(outsider, "CPRIV", "1.0") is None
+    assert await recall.said_in(outsider, "CPUB", "2.0") == "payments latency alert firing"
+    other_team = Requester.full_member("T2/U1", "T2", channel_id="CPUB")
+    assert await recall.said_in(other_team, "CPUB", "2.0") is None
+    owner = Requester.full_member("T1/U1", "T1")
+    assert await recall.said_in(owner, "CPUB", "3.0") is None  # their own, but personal
