@@ -416,20 +416,24 @@ _HEADING_LINE = re.compile(r"^\s*#{1,6}\s")
 
 
 def _runbook_line(text: str) -> str:
-    """A runbook section in one line: the first sentence of its first line of prose, without
-    Markdown, a list's number or bullet ("1. Post in the incident channel …" reads "Post in the
-    incident channel …", never "1."), a heading or a code fence."""
+    """A runbook section in one line: the first sentence of its first paragraph or list item,
+    without Markdown, a list's number or bullet ("1. Post in the incident channel …" reads "Post
+    in the incident channel …", never "1."), a heading or a code block. A sentence that the
+    file wraps over several lines is read whole."""
     in_fence = False
+    kept: list[str] = []
     for line in text.splitlines():
-        if line.lstrip().startswith("```"):
+        fence = line.lstrip().startswith("```")
+        if fence:
             in_fence = not in_fence
+        if in_fence or fence or _HEADING_LINE.match(line) or not line.strip():
+            if kept:
+                break
             continue
-        if in_fence or _HEADING_LINE.match(line):
-            continue
-        words = _LIST_MARK.sub("", runbook_text.plain(line)).strip()
-        if words:
-            return _first_sentence(words)
-    return _first_sentence(runbook_text.plain(text))
+        if kept and _LIST_MARK.match(line):
+            break  # the next item starts
+        kept.append(_LIST_MARK.sub("", line).strip())
+    return _first_sentence(runbook_text.plain(" ".join(kept) if kept else text))
 
 
 def _first_sentence(text: str, limit: int = 280) -> str:

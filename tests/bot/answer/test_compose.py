@@ -89,7 +89,7 @@ def test_a_question_about_what_happened_leads_with_memory_and_shows_the_runbook_
         "S1",
         "runbook",
         "rollback › Steps",
-        "## Steps\n\n1. Post in the [incident channel](https://x.example/c). Then wait.\n2. x",
+        "## Steps\n\n1. Post in the [incident\nchannel](https://x.example/c). Then wait.\n2. x",
     )
     note = Source("S2", "incident", "decision · ann", "we roll back to v41.")
     assert _summary([runbook], [note], question="who decided?", memory_first=True).split("\n") == [
@@ -103,6 +103,14 @@ def test_a_question_about_what_happened_leads_with_memory_and_shows_the_runbook_
         messages.NOTHING_IN_MEMORY_HERE,
         "See *rollback › Steps* [S1]: Post in the incident channel.",
     ]
+
+
+def test_a_runbook_line_reads_a_wrapped_sentence_whole_and_skips_code() -> None:
+    from bot.answer.compose import _runbook_line
+
+    wrapped = "## Mitigation\n\n```\nkubectl get hpa\n```\nIf using CPU then set proper values\nfor `requests`.\n\nMore."
+    assert _runbook_line(wrapped) == "If using CPU then set proper values for `requests`."
+    assert _runbook_line("- first item\n- second item") == "first item"
 
 
 def test_a_summary_whose_top_runbook_is_only_see_also_points_to_it() -> None:
