@@ -158,21 +158,29 @@ async def test_no_similar_past_incident_is_said_plainly(
     assert "No similar past incidents found." in json.dumps(answer.blocks)
 
 
+async def _then_a_new_incident(
+    bot: Runtime,
+    driver: SlackDriver,
+    slack: FakeSlack,
+    said: list[tuple[str, str]],
+    later: str,
+) -> str:
+    """`said` as a thread of this incident, stored; then a next incident's channel, `later`."""
+    await _thread(driver, slack, said)
+    slack.workspace.add_channel(later, f"inc-{later[-2:]}-again", members=[ALICE, BOB, BOSS])
+    await finished(bot, answers=0, captured=len(said))
+    return later
+
+
 async def test_what_we_decided_last_time_is_found_from_a_new_incident(
     bot: Runtime, driver: SlackDriver, slack: FakeSlack
 ) -> None:
-    await _thread(
-        driver,
-        slack,
-        [
-            (BOB, "p99 on checkout is 4s, the payments client retries look stuck"),
-            (ALICE, "decision: we roll checkout back to v41 and keep retries off until Monday"),
-            (BOB, "rolling back now"),
-        ],
-    )
-    later = "C0INC44"
-    slack.workspace.add_channel(later, "inc-44-checkout-again", members=[ALICE, BOB, BOSS])
-    await finished(bot, answers=0, captured=3)
+    said = [
+        (BOB, "p99 on checkout is 4s, the payments client retries look stuck"),
+        (ALICE, "decision: we roll checkout back to v41 and keep retries off until Monday"),
+        (BOB, "rolling back now"),
+    ]
+    later = await _then_a_new_incident(bot, driver, slack, said, "C0INC44")
     _, answer = await answered(driver, slack, BOSS, "what did we decide last time?", later)
     shown = json.dumps(answer.blocks)
     assert "roll checkout back to v41" in shown
@@ -189,18 +197,12 @@ async def test_what_we_did_last_time_shows_what_was_done_not_the_alert(
 ) -> None:
     """ "What did we do last time?" names no kind and no words of what was done: the earlier
     incident's mitigations and decisions answer it, not the alert that opened its thread."""
-    await _thread(
-        driver,
-        slack,
-        [
-            (BOB, "[FIRING:1] KubeHpaMaxedOut search-api HPA at max replicas for 15 minutes"),
-            (ALICE, "decision: raise maxReplicas for search-api from 20 to 40 as a stopgap"),
-            (BOB, "we rolled back search-api to v12, latency is fine again"),
-        ],
-    )
-    later = "C0INC45"
-    slack.workspace.add_channel(later, "inc-45-search-again", members=[ALICE, BOB, BOSS])
-    await finished(bot, answers=0, captured=3)
+    said = [
+        (BOB, "[FIRING:1] KubeHpaMaxedOut search-api HPA at max replicas for 15 minutes"),
+        (ALICE, "decision: raise maxReplicas for search-api from 20 to 40 as a stopgap"),
+        (BOB, "we rolled back search-api to v12, latency is fine again"),
+    ]
+    later = await _then_a_new_incident(bot, driver, slack, said, "C0INC45")
     question = "search-api HPA is maxed out again, what did we do last time?"
     _, answer = await answered(driver, slack, BOSS, question, later)
     shown = json.dumps(answer.blocks)
