@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+import aiohttp
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.base import BaseTrigger
 from apscheduler.triggers.cron import CronTrigger
@@ -83,7 +84,8 @@ class Jobs:
                 continue
             try:
                 await thread.refresh(self._deps, self._client, request.id)
-            except OpsmemoryError as exc:  # e.g. its action left the catalogue: the rest still
+            except (OpsmemoryError, aiohttp.ClientError, TimeoutError) as exc:
+                # e.g. its action left the catalogue, or Slack is unreachable: the rest still
                 log.warning("guarded_refresh_failed", extra={"error_type": type(exc).__name__})
         if expired:
             log.info("guarded_requests_expired", extra={"count": len(expired)})
@@ -95,8 +97,10 @@ class Jobs:
             await self._client.chat_postEphemeral(
                 channel=request.channel_id, user=request.requester_user, text=text
             )
-        except SlackApiError as exc:
-            log.warning("guarded_expiry_notice_failed", extra={"error": exc.response.get("error")})
+        except (SlackApiError, aiohttp.ClientError, TimeoutError) as exc:
+            # Slack unreachable is exactly when requests go unposted: the other expiries still
+            # get their messages updated.
+            log.warning("guarded_expiry_notice_failed", extra={"error_type": type(exc).__name__})
 
     async def post_unposted_requests(self) -> int:
         """Post open guarded requests whose message Slack did not take (down, rate-limited, a

@@ -44,6 +44,7 @@ LEAD_CHARS = 900
 SEE_ALSO_LABEL = "see also"
 #: A question of at most this many content words names nothing to search for on its own.
 VAGUE_WORDS = 1
+CONTEXT_CHARS = 400  # of the thread's first message, read with a vague question
 
 
 def estimate_tokens(text: str) -> int:
@@ -256,7 +257,9 @@ class Answering:
         if len(stems(q.text)) > VAGUE_WORDS or q.asked_ts in (None, q.thread.thread_ts):
             return q.text
         opened = await self._recall.said_in(q.requester, q.thread.channel_id, q.thread.thread_ts)
-        return q.text if not opened else f"{opened}\n{q.text}"
+        # The opening's first lines say what it is about; a long paste must not make the
+        # search refuse the question (its query cap).
+        return q.text if not opened else f"{runbook_text.lead(opened, CONTEXT_CHARS)}\n{q.text}"
 
 
 def _similar(matches: list[IncidentMatch], *, here: str | None) -> list[SimilarIncident]:
@@ -411,29 +414,9 @@ def _words(text: str) -> set[str]:
     return {w for w in re.findall(r"[a-z0-9][a-z0-9-]{2,}", text.lower()) if w not in STOP_WORDS}
 
 
-_LIST_MARK = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
-_HEADING_LINE = re.compile(r"^\s*#{1,6}\s")
-
-
 def _runbook_line(text: str) -> str:
-    """A runbook section in one line: the first sentence of its first paragraph or list item,
-    without Markdown, a list's number or bullet ("1. Post in the incident channel …" reads "Post
-    in the incident channel …", never "1."), a heading or a code block. A sentence that the
-    file wraps over several lines is read whole."""
-    in_fence = False
-    kept: list[str] = []
-    for line in text.splitlines():
-        fence = line.lstrip().startswith("```")
-        if fence:
-            in_fence = not in_fence
-        if in_fence or fence or _HEADING_LINE.match(line) or not line.strip():
-            if kept:
-                break
-            continue
-        if kept and _LIST_MARK.match(line):
-            break  # the next item starts
-        kept.append(_LIST_MARK.sub("", line).strip())
-    return _first_sentence(runbook_text.plain(" ".join(kept) if kept else text))
+    """A runbook section in one line: the first sentence of what it says first."""
+    return _first_sentence(runbook_text.first_words(text))
 
 
 def _first_sentence(text: str, limit: int = 280) -> str:
@@ -441,13 +424,29 @@ def _first_sentence(text: str, limit: int = 280) -> str:
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+#: A full stop that ends no sentence: an abbreviation, an initial or a list number ("1.").
+_NOT_AN_END = re.compile(
+    r"(?:\b(?:e\.g|i\.e|etc|vs|approx|cf|incl|min|max|no|nr|dr|mr|ms|st)\.|\b[A-Za-z]\.|^\d+\.|\s\d+\.)$",
+    re.IGNORECASE,
+)
+
+
+def _sentences(text: str) -> list[str]:
+    pieces = [x for x in _SENTENCE_END.split(" ".join(text.split())) if x] or [""]
+    out = [pieces[0]]
+    for piece in pieces[1:]:
+        if _NOT_AN_END.search(out[-1]):
+            out[-1] = f"{out[-1]} {piece}"
+        else:
+            out.append(piece)
+    return out
 
 
 def _answering_sentence(text: str, question: str, limit: int = 280) -> str:
     """The sentence of `text` that shares most content words with `question` (the first on a
     tie, or with no question): "CDN status is green. Edge logs say origin_timeout on the 502s."
     answers "what did the edge logs say?" with its second sentence, marked as a part ("…")."""
-    sentences = [x for x in _SENTENCE_END.split(" ".join(text.split())) if x] or [""]
+    sentences = _sentences(text)
     asked = stems(question)
     best = max(range(len(sentences)), key=lambda i: (len(asked & stems(sentences[i])), -i))
     sentence = runbook_text.lead(sentences[best], limit)  # a long sentence is cut at a word

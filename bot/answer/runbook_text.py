@@ -164,3 +164,47 @@ def _inline(line: str, esc: Callable[[str], str], *, links: bool) -> str:
     parts.append(esc(line[last:]))
     line = _BOLD.sub(lambda m: f"*{m[1] or m[2]}*", "".join(parts))
     return _BULLET.sub(lambda m: f"{m[1]}• ", line)
+
+
+_RULE = re.compile(r"^\s*(?:[-*_=]\s*){3,}$")  # a rule, or a setext heading's underline
+_SETEXT = re.compile(r"^\s*(?:=+|-+)\s*$")
+_TABLE = re.compile(r"^\s*\|")
+_QUOTE = re.compile(r"^\s*(?:>\s*)+")
+_ITEM = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")
+_IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
+_CODE_LINE = re.compile(r"\S")
+
+
+def first_words(text: str) -> str:
+    """What a runbook section says first, as one line of plain words: its first paragraph or
+    list item (a paragraph ending in ":" takes the item it introduces), without Markdown, list
+    numbers, bullets, checkboxes, quote marks, images, tables, rules or layout HTML; a section
+    that is only code gives its first command, as code. A wrapped paragraph is read whole."""
+    in_fence = False
+    kept: list[str] = []
+    command = ""
+    lines = text.splitlines()
+    for i, raw in enumerate(lines):
+        if i + 1 < len(lines) and _SETEXT.match(lines[i + 1]) and raw.strip():
+            continue  # a heading underlined on the next line
+        if _FENCE.match(raw):
+            in_fence = not in_fence
+            continue
+        if in_fence:
+            command = command or raw.strip()
+            continue
+        line = without_html(_IMAGE.sub("", raw))
+        skip = _HEADING.match(line.strip()) or _RULE.match(line) or _TABLE.match(line)
+        if skip or not line.strip():
+            if kept and not kept[-1].endswith(":"):
+                break
+            continue
+        item = _ITEM.match(line) is not None
+        if kept and item and not kept[-1].endswith(":"):
+            break  # the next item starts
+        kept.append(_ITEM.sub("", _QUOTE.sub("", line)).strip())
+        if item and len(kept) > 1:
+            break  # the item a "…:" line introduces
+    if kept:
+        return plain(" ".join(kept))
+    return f"`{command}`" if command else ""

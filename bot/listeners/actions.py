@@ -4,9 +4,12 @@ App Home controls (delete item, export, forget everything)."""
 from __future__ import annotations
 
 import json
+import logging
 from typing import TYPE_CHECKING, Any
 
+import aiohttp
 from slack_bolt.async_app import AsyncApp
+from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.answer import messages, render
@@ -23,6 +26,8 @@ RUNBOOK_EXCERPT = 300  # characters of a cited runbook section kept with its nam
 if TYPE_CHECKING:
     from bot.deps import Deps
     from memory.scopes import Requester
+
+log = logging.getLogger("opsmemory.actions")
 
 
 def register(app: AsyncApp, deps: Deps) -> None:
@@ -244,10 +249,14 @@ async def request_from_modal(
     )  # fmt: skip
     said = messages.GUARDED_REQUESTED_EPHEMERAL if posted.failed is None else (
         messages.GUARDED_POST_DELAYED)  # fmt: skip
-    await client.chat_postEphemeral(
-        channel=channel, user=context.user_id, thread_ts=request.thread_ts,
-        text=said.format(id=request.id, action=action.name, error=posted.failed),
-    )  # fmt: skip
+    try:
+        await client.chat_postEphemeral(
+            channel=channel, user=context.user_id, thread_ts=request.thread_ts,
+            text=said.format(id=request.id, action=action.name, error=posted.failed),
+        )  # fmt: skip
+    except (SlackApiError, aiohttp.ClientError, TimeoutError) as exc:
+        # The request is stored either way, and its message is retried; this is only the notice.
+        log.warning("guarded_notice_failed", extra={"error_type": type(exc).__name__})
 
 
 async def decide(

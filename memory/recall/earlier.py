@@ -61,34 +61,59 @@ _FRAME = stems(
 
 def topic_words(question: str) -> set[str]:
     """The question's subject words: its stems without the spans that name the kind or point
-    back ("how did we fix", "last time"), so "the resolver" keeps its word."""
-    framed = question
+    back ("how did we fix", "last time", "did we try"), so "the resolver" keeps its word."""
+    framed = _ASKING_VERB.sub(" ", question)
     for _, pattern in _KINDS:
         framed = pattern.sub(" ", framed)
     return {w for w in stems(_EARLIER.sub(" ", framed)) if not w.isdigit()} - _FRAME
 
 
-# Asking what happened: a past or present-state question about people, times or statements.
-_HAPPENED = re.compile(
-    r"\bwho (?:owns|owned|did|was|were|is on|is handling|took|decided|said|wrote|ran|made)\b"
-    r"|\bwhen (?:did|was|were|had)\b|\bhow long (?:did|was|were|had|ago)\b"
-    r"|\bwhat time (?:did|was|were)\b|\bhow long ago\b",
+_ASKING_VERB = re.compile(r"\b(?:did|have|had|do) (?:we|you|they|i) \w+\b", re.I)
+_CONTRACTIONS = (("'s ", " is "), ("’s ", " is "), ("'re ", " are "), ("’re ", " are "))
+#: A question word, then (past its subject) the first helper verb: the tense it asks in.
+_WH = re.compile(r"\b(?:who|whom|whose|what|when|which|why|how(?: long| many| much)?)\b", re.I)
+_HELPER = re.compile(
+    r"\b(did|was|were|had|has|have|is|are|do|does|will|should|shall|can|could|must|would"
+    r"|need to|how to)\b",
     re.I,
 )
-_PAST = re.compile(r"\b(?:did|was|were|had|came|went)\b", re.I)
-_HOW_TO = re.compile(r"\b(?:should|shall|can|could|must|need to|how to|would)\b", re.I)
+_PAST_HELPERS = frozenset({"did", "was", "were", "had", "has", "have"})
+_PRESENT_STATE = frozenset({"is", "are"})
+#: "who approved", "what caused", "what happened", "who said": a past verb right after it.
+_WH_PAST = re.compile(
+    r"\b(?:who|what)\s+(?:\w+ed|said|took|made|broke|ran|went|came|told|found|wrote|saw|knew)\b",
+    re.I,
+)
+_WHO_NOW = re.compile(r"\bwho (?:owns|is|are)\b", re.I)
+_THERE_IS = re.compile(r"^\s*(?:is|are) there\b|\bany (?:runbook|docs?|way)\b", re.I)
 
 
 def asks_what_happened(question: str) -> bool:
     """Whether the question asks what the team said or did, not how to do something: who owns
-    or did it, when it happened, or a kind of statement said ("what did we decide?", "what was
+    or did it, when it happened, or a kind of statement said ("what did we decide?", "what's
     the root cause?", "what did we do last time?"). Runbooks describe procedures; they do not
-    know any of that. A how-to question ("what should we do?", "how do we fix it?", "who should
-    I escalate to?", "how do I mitigate it?") is not one."""
-    if _HOW_TO.search(question):
+    know any of that. Read from the first helper verb after the question word: did / was /
+    has… ask what happened; should / can / do ask how ("what should we do?", "how do we fix
+    it?", "who should I escalate to?"); is / are ask what happened only about a person or a
+    kind of statement ("who's on call?", "what is the root cause?")."""
+    text = f" {question} "
+    for short, long in _CONTRACTIONS:
+        text = text.replace(short, long)
+    if _THERE_IS.search(text):
         return False
-    if _HAPPENED.search(question):
+    if _WH_PAST.search(text) or _HAPPENED.search(text):
         return True
-    return bool(asked_kinds(question)) and (
-        about_an_earlier_incident(question) or bool(_PAST.search(question))
-    )
+    wh = _WH.search(text)
+    helper = _HELPER.search(text, wh.end() if wh else 0) or _HELPER.search(text)
+    verb = helper.group(1).lower() if helper else ""
+    if verb in _PAST_HELPERS:
+        return True
+    if verb in _PRESENT_STATE:
+        return bool(asked_kinds(text)) or bool(_WHO_NOW.search(text))
+    if verb:
+        return False  # do / should / can …: how to do it
+    return bool(asked_kinds(text)) and about_an_earlier_incident(text)
+
+
+# Asking what happened, whatever verb follows: who owns or took it, how long ago.
+_HAPPENED = re.compile(r"\bwho (?:owns|owned|took|decided|wrote|ran|made)\b|\bhow long ago\b", re.I)

@@ -28,6 +28,19 @@ def test_a_question_about_what_the_team_said_or_did_is_told_from_how_to_question
         "how did we fix it the previous time?",
         "who is on the db?",
         "how long did the rollback take?",
+        "what caused the outage?",
+        "what's the root cause?",
+        "what happened?",
+        "who's on call?",
+        "who's handling comms?",
+        "who approved the rollback?",
+        "who restarted the db?",
+        "did we restart the pods?",
+        "what did bob say about the cache?",
+        "what have we tried so far?",
+        "how long has it been down?",
+        "who said we can roll back?",
+        "when did we decide we should fail over?",
     ):
         assert asks_what_happened(asked), asked
     for asked in (
@@ -42,6 +55,14 @@ def test_a_question_about_what_the_team_said_or_did_is_told_from_how_to_question
         "who should I escalate to?",
         "when should I page the DBA?",
         "what should we do, it happened last time too",
+        "what does this alert mean?",
+        "how do I fix this issue?",
+        "next steps?",
+        "is there a runbook for pgbouncer?",
+        "can we scale it out?",
+        "pods crashlooping, what do we do?",
+        "how do we roll back checkout?",
+        "what is KubeHpaMaxedOut?",
     ):
         assert not asks_what_happened(asked), asked
 
@@ -50,6 +71,7 @@ def test_topic_words_drop_the_asking_span_not_the_same_word_elsewhere() -> None:
     from memory.recall.earlier import topic_words
     from memory.text import stems
 
+    assert topic_words("what mitigations did we try last time?") == set()
     assert topic_words("how did we fix the resolver last time?") == stems("resolver")
     assert topic_words("what did we decide about the worker pool last time?") == stems(
         "worker pool"

@@ -113,6 +113,14 @@ def test_a_runbook_line_reads_a_wrapped_sentence_whole_and_skips_code() -> None:
     assert _runbook_line("- first item\n- second item") == "first item"
 
 
+def test_a_full_stop_after_an_abbreviation_or_a_list_number_ends_no_sentence() -> None:
+    from bot.answer.compose import _first_sentence
+
+    assert _first_sentence("Use e.g. kubectl to check. Then go.") == "Use e.g. kubectl to check."
+    assert _first_sentence("Steps: 1. Post first. Then x.") == "Steps: 1. Post first."
+    assert _first_sentence("Deployed v1.2. Then x.") == "Deployed v1.2."
+
+
 def test_a_summary_whose_top_runbook_is_only_see_also_points_to_it() -> None:
     """When the budget kept only a close runbook, the summary says "See" it with its first
     sentence instead of quoting it as the answer; no memory says so."""

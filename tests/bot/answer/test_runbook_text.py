@@ -7,8 +7,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from bot.answer.compose import LEAD_CHARS, Answering, Question, ThreadKey
-from bot.answer.runbook_text import ELLIPSIS, lead, plain, to_mrkdwn
+from bot.answer.runbook_text import ELLIPSIS, first_words, lead, plain, to_mrkdwn
 from knowledge.search import Knowledge
 from memory.embedding.embedder import Embedder
 from memory.recall.recall import Recall
@@ -146,3 +148,23 @@ def test_a_runbook_links_address_cannot_end_the_link_and_start_slack_markup() ->
     body = to_mrkdwn(text, escape=lambda s: s.replace("&", "&amp;").replace("<", "&lt;"))
     assert "<!channel>" not in body and "<https://evil" not in body
     assert body.count("<") == 1 and body.count("|") == 1  # one link, the bot's own
+
+
+@pytest.mark.parametrize(
+    ("section", "line"),
+    [
+        ("## Steps\n\n1. Post in the [incident\nchannel](https://x.example/c). Then wait.\n2. x",
+         "Post in the incident channel. Then wait."),
+        ("```bash\nkubectl get pods -n x\n```", "`kubectl get pods -n x`"),
+        ("<details>\n<summary>More</summary>\n\nReal words here.\n</details>", "Real words here."),
+        ("| a | b |\n|---|---|\n| 1 | 2 |\n\nAfter the table.", "After the table."),
+        ("> quoted advice\n> more", "quoted advice more"),
+        ("Check why HPA was unable to scale:\n\n- max replicas too low\n- requests too low",
+         "Check why HPA was unable to scale: max replicas too low"),
+        ("- [ ] check the disk\n- [ ] other", "check the disk"),
+        ("![diagram](img.png)\n\nSee the diagram above.", "See the diagram above."),
+        ("Setext\n======\n\nBody text.", "Body text."),
+    ],
+)  # fmt: skip
+def test_a_section_in_one_line_is_its_first_words_without_markdown(section: str, line: str) -> None:
+    assert first_words(section) == line
