@@ -244,8 +244,17 @@ class Knowledge:
             sections=[self._section_hit(r, rb.slug) for r in ordered],
         )
 
-    async def search(self, query: str, *, limit: int = 3, mode: Mode | None = None) -> SearchResult:
-        """The best runbooks for `query`, each with its best sections, or an abstention."""
+    async def search(
+        self,
+        query: str,
+        *,
+        limit: int = 3,
+        mode: Mode | None = None,
+        question: str | None = None,
+    ) -> SearchResult:
+        """The best runbooks for `query`, each with its best sections, or an abstention.
+        `question`: what the person asked, when `query` adds context to it (a thread's first
+        message); the kind of section to cite first is read from the question alone."""
         if isinstance(limit, bool) or not 1 <= limit <= MAX_LIMIT:
             raise InvalidLimit(got=int(limit), cap=MAX_LIMIT)
         text = query.strip()
@@ -258,7 +267,7 @@ class Knowledge:
         )
         if not ranked or conf < self._config.abstain_below:
             return SearchResult(hits=[], abstained=True, confidence=conf, mode=used)
-        intent = reading_intent(text)
+        intent = reading_intent(question.strip() if question else text)
         hits = await self._hits(ranked[:limit], intent)
         return SearchResult(hits=hits, abstained=False, confidence=conf, mode=used, intent=intent)
 

@@ -244,7 +244,7 @@ class Answering:
         named = await self._knowledge.named_in(text)
         if named is not None:
             return _runbook_sources(await self._knowledge.lookup(named, q.text), [])
-        result = await self._knowledge.search(text, limit=self.config.runbook_hits)
+        result = await self._knowledge.search(text, limit=self.config.runbook_hits, question=q.text)
         if result.abstained or not result.hits:
             return []
         top, *others = result.hits

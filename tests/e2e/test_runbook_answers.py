@@ -191,3 +191,20 @@ async def test_a_vague_question_in_a_thread_is_read_with_what_the_thread_opened_
     assert answer.text.startswith("*cpu-throttling-high › Mitigation"), answer.text[:200]
     top = await answer_to(slack, driver, "what do we do now?")
     assert "cpu-throttling-high" not in top
+
+
+async def test_the_thread_opening_steers_which_runbook_not_which_section(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """The opening asks how to check; the vague reply asks how to fix: the fix section leads."""
+    from tests.e2e.workspace import finished
+
+    opening = "checkout/api pods are CPU throttled, how do I check and troubleshoot the throttling?"
+    root = await driver.say(INCIDENT, ALICE, opening)
+    assert root.ts
+    await finished(bot, answers=0, captured=1)
+    await driver.mention(INCIDENT, ALICE, "how do I fix it?", thread_ts=root.ts)
+    (answer,) = await eventually(
+        lambda: [x for x in slack.workspace.bot_messages(INCIDENT, root.ts) if x.ts != root.ts]
+    )
+    assert answer.text.startswith("*cpu-throttling-high › Mitigation"), answer.text[:200]
