@@ -556,3 +556,14 @@ async def test_the_message_a_thread_opened_with_is_read_only_where_the_asker_may
     assert await recall.said_in(other_team, "CPUB", "2.0") is None
     owner = Requester.full_member("T1/U1", "T1")
     assert await recall.said_in(owner, "CPUB", "3.0") is None  # their own, but personal
+
+
+async def test_a_note_is_found_by_its_message_with_an_index_seek_not_a_channel_scan(db):
+    """Edits, deletions and a vague thread question look notes up by their Slack message."""
+    from memory.store import notes as note_store
+
+    for sql in (note_store._SAID_IN.format(vis="1"), note_store._FROM_MESSAGE):
+        plan = await db.fetchall(
+            f"EXPLAIN QUERY PLAN {sql}", {"team": "T", "channel": "C", "ts": "1"}
+        )
+        assert "memory_notes_message" in " ".join(str(r[3]) for r in plan), plan
