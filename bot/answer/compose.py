@@ -424,9 +424,10 @@ def _first_sentence(text: str, limit: int = 280) -> str:
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-#: A full stop that ends no sentence: an abbreviation, an initial or a list number ("1.").
+#: A full stop that ends no sentence: an abbreviation, an initial, or a list number opening the
+#: text or following a colon ("Steps: 1."); "the pool is at 200." ends one.
 _NOT_AN_END = re.compile(
-    r"(?:\b(?:e\.g|i\.e|etc|vs|approx|cf|incl|min|max|no|nr|dr|mr|ms|st)\.|\b[A-Za-z]\.|^\d+\.|\s\d+\.)$",
+    r"(?:\b(?:e\.g|i\.e|etc|vs|approx|cf|incl)\.|\b[A-Za-z]\.|(?:^|[:;]\s?)\d{1,2}\.)$",
     re.IGNORECASE,
 )
 

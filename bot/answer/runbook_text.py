@@ -172,7 +172,6 @@ _TABLE = re.compile(r"^\s*\|")
 _QUOTE = re.compile(r"^\s*(?:>\s*)+")
 _ITEM = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")
 _IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
-_CODE_LINE = re.compile(r"\S")
 
 
 def first_words(text: str) -> str:
@@ -185,14 +184,14 @@ def first_words(text: str) -> str:
     command = ""
     lines = text.splitlines()
     for i, raw in enumerate(lines):
-        if i + 1 < len(lines) and _SETEXT.match(lines[i + 1]) and raw.strip():
-            continue  # a heading underlined on the next line
         if _FENCE.match(raw):
             in_fence = not in_fence
             continue
         if in_fence:
             command = command or raw.strip()
             continue
+        if i + 1 < len(lines) and _SETEXT.match(lines[i + 1]) and not _ITEM.match(raw):
+            continue  # a heading underlined on the next line
         line = without_html(_IMAGE.sub("", raw))
         skip = _HEADING.match(line.strip()) or _RULE.match(line) or _TABLE.match(line)
         if skip or not line.strip():

@@ -84,7 +84,9 @@ _WH_PAST = re.compile(
     r"\b(?:who|what)\s+(?:\w+ed|said|took|made|broke|ran|went|came|told|found|wrote|saw|knew)\b",
     re.I,
 )
-_WHO_NOW = re.compile(r"\bwho (?:owns|is|are)\b", re.I)
+_WHO_NOW = re.compile(r"\bwho (?:is|are)\b", re.I)
+# Asking what happened, whatever verb follows: who owns or took it, how long ago.
+_HAPPENED = re.compile(r"\bwho (?:owns|owned|took|decided|wrote|ran|made)\b|\bhow long ago\b", re.I)
 _THERE_IS = re.compile(r"^\s*(?:is|are) there\b|\bany (?:runbook|docs?|way)\b", re.I)
 
 
@@ -113,7 +115,3 @@ def asks_what_happened(question: str) -> bool:
     if verb:
         return False  # do / should / can …: how to do it
     return bool(asked_kinds(text)) and about_an_earlier_incident(text)
-
-
-# Asking what happened, whatever verb follows: who owns or took it, how long ago.
-_HAPPENED = re.compile(r"\bwho (?:owns|owned|took|decided|wrote|ran|made)\b|\bhow long ago\b", re.I)

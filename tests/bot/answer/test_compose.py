@@ -119,6 +119,8 @@ def test_a_full_stop_after_an_abbreviation_or_a_list_number_ends_no_sentence() -
     assert _first_sentence("Use e.g. kubectl to check. Then go.") == "Use e.g. kubectl to check."
     assert _first_sentence("Steps: 1. Post first. Then x.") == "Steps: 1. Post first."
     assert _first_sentence("Deployed v1.2. Then x.") == "Deployed v1.2."
+    assert _first_sentence("Raised the pool to 200. Then x.") == "Raised the pool to 200."
+    assert _first_sentence("The answer is no. Then x.") == "The answer is no."
 
 
 def test_a_summary_whose_top_runbook_is_only_see_also_points_to_it() -> None:
