@@ -14,7 +14,7 @@ import pytest
 from bot.runtime import Runtime
 from bot.standin import FakeSlack, SlackDriver
 from tests.e2e.test_slash_commands import reply_to
-from tests.e2e.workspace import ALICE, INCIDENT, SECRET, eventually
+from tests.e2e.workspace import ALICE, INCIDENT, SECRET, eventually, finished
 
 CORPUS = Path(__file__).parent / "runbook_sections"
 BASE = "https://runbooks.example.com"
@@ -173,22 +173,28 @@ async def test_a_natural_fix_question_cites_at_most_three_sections_fix_first(
     assert text.count("[S") - text.count("[S1]") <= 3  # fmt: skip
 
 
+async def asked_under(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack, opening: str, question: str
+) -> str:
+    """`opening` posted (and stored), then `question` asked in its thread: the answer's text."""
+    root = await driver.say(INCIDENT, ALICE, opening)
+    assert root.ts
+    await finished(bot, answers=0, captured=1)
+    await driver.mention(INCIDENT, ALICE, question, thread_ts=root.ts)
+    (answer,) = await eventually(
+        lambda: [x for x in slack.workspace.bot_messages(INCIDENT, root.ts) if x.ts != root.ts]
+    )
+    return str(answer.text)
+
+
 async def test_a_vague_question_in_a_thread_is_read_with_what_the_thread_opened_with(
     bot: Runtime, driver: SlackDriver, slack: FakeSlack
 ) -> None:
     """ "What do we do now?" names nothing; asked under a pasted alert, it is about that alert.
     The same words asked at the top of the channel have nothing to go on."""
-    from tests.e2e.workspace import finished
-
     alert = "[FIRING:1] CPUThrottlingHigh checkout/api: 60% throttling of CPU in the last 15m"
-    root = await driver.say(INCIDENT, ALICE, alert)
-    assert root.ts
-    await finished(bot, answers=0, captured=1)
-    await driver.mention(INCIDENT, ALICE, "what do we do now?", thread_ts=root.ts)
-    (answer,) = await eventually(
-        lambda: [x for x in slack.workspace.bot_messages(INCIDENT, root.ts) if x.ts != root.ts]
-    )
-    assert answer.text.startswith("*cpu-throttling-high › Mitigation"), answer.text[:200]
+    text = await asked_under(bot, driver, slack, alert, "what do we do now?")
+    assert text.startswith("*cpu-throttling-high › Mitigation"), text[:200]
     top = await answer_to(slack, driver, "what do we do now?")
     assert "cpu-throttling-high" not in top
 
@@ -197,14 +203,6 @@ async def test_the_thread_opening_steers_which_runbook_not_which_section(
     bot: Runtime, driver: SlackDriver, slack: FakeSlack
 ) -> None:
     """The opening asks how to check; the vague reply asks how to fix: the fix section leads."""
-    from tests.e2e.workspace import finished
-
     opening = "checkout/api pods are CPU throttled, how do I check and troubleshoot the throttling?"
-    root = await driver.say(INCIDENT, ALICE, opening)
-    assert root.ts
-    await finished(bot, answers=0, captured=1)
-    await driver.mention(INCIDENT, ALICE, "how do I fix it?", thread_ts=root.ts)
-    (answer,) = await eventually(
-        lambda: [x for x in slack.workspace.bot_messages(INCIDENT, root.ts) if x.ts != root.ts]
-    )
-    assert answer.text.startswith("*cpu-throttling-high › Mitigation"), answer.text[:200]
+    text = await asked_under(bot, driver, slack, opening, "how do I fix it?")
+    assert text.startswith("*cpu-throttling-high › Mitigation"), text[:200]
