@@ -12,17 +12,15 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-import aiohttp
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.base import BaseTrigger
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
-from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.answer import messages, render
+from bot.slack_failures import FAILED, STEP_FAILED
 from memory.episodes.statements import strip_label
-from memory.errors import OpsmemoryError
 
 if TYPE_CHECKING:
     from bot.deps import Deps
@@ -84,7 +82,7 @@ class Jobs:
                 continue
             try:
                 await thread.refresh(self._deps, self._client, request.id)
-            except (OpsmemoryError, aiohttp.ClientError, TimeoutError) as exc:
+            except STEP_FAILED as exc:
                 # e.g. its action left the catalogue, or Slack is unreachable: the rest still
                 log.warning("guarded_refresh_failed", extra={"error_type": type(exc).__name__})
         if expired:
@@ -97,7 +95,7 @@ class Jobs:
             await self._client.chat_postEphemeral(
                 channel=request.channel_id, user=request.requester_user, text=text
             )
-        except (SlackApiError, aiohttp.ClientError, TimeoutError) as exc:
+        except FAILED as exc:
             # Slack unreachable is exactly when requests go unposted: the other expiries still
             # get their messages updated.
             log.warning("guarded_expiry_notice_failed", extra={"error_type": type(exc).__name__})

@@ -6,8 +6,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-import aiohttp
-from slack_sdk.errors import SlackApiError
+from bot.slack_failures import FAILED
 
 if TYPE_CHECKING:
     from slack_sdk.web.async_client import AsyncWebClient
@@ -42,7 +41,7 @@ class ApproverDirectory:
         try:
             resp = await self._client.usergroups_users_list(usergroup=group)
             members = frozenset(str(u) for u in resp.get("users") or [])
-        except (SlackApiError, aiohttp.ClientError, TimeoutError):
+        except FAILED:
             # A group Slack does not know, or cannot be asked about now, approves nothing:
             # fail closed, so a re-check at execution refuses rather than leaving the request
             # approved for the next start to run.

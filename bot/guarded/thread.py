@@ -9,11 +9,11 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import aiohttp
 from slack_sdk.errors import SlackApiError
 
 from bot.answer import render
 from bot.directory import write_context
+from bot.slack_failures import UNREACHABLE
 from memory.errors import OpsmemoryError
 from memory.notes.notes import NoteDraft
 
@@ -54,7 +54,7 @@ async def post(deps: Deps, client: AsyncWebClient, request: Request) -> Posted:
             )
         except SlackApiError as exc:
             error = str(exc.response.get("error") or "slack_error")
-        except (aiohttp.ClientError, TimeoutError) as exc:
+        except UNREACHABLE as exc:
             error = type(exc).__name__
         else:
             await deps.guarded.set_message(request.id, str(resp["ts"]))

@@ -7,9 +7,7 @@ import json
 import logging
 from typing import TYPE_CHECKING, Any
 
-import aiohttp
 from slack_bolt.async_app import AsyncApp
-from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.answer import messages, render
@@ -18,6 +16,7 @@ from bot.guarded import modal, thread
 from bot.guarded.requests import Refused, UnknownRequest
 from bot.listeners import bind
 from bot.listeners.home import publish_home
+from bot.slack_failures import FAILED
 from bot.state.saves import SourceKey
 from memory.errors import OpsmemoryError
 
@@ -254,7 +253,7 @@ async def request_from_modal(
             channel=channel, user=context.user_id, thread_ts=request.thread_ts,
             text=said.format(id=request.id, action=action.name, error=posted.failed),
         )  # fmt: skip
-    except (SlackApiError, aiohttp.ClientError, TimeoutError) as exc:
+    except FAILED as exc:
         # The request is stored either way, and its message is retried; this is only the notice.
         log.warning("guarded_notice_failed", extra={"error_type": type(exc).__name__})
 

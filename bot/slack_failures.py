@@ -1,0 +1,15 @@
+"""What a Slack Web API call can fail with, named once: Slack answered with an error, or it could
+not be reached (a connection error or a timeout). Callers that must go on without the call (a
+notice, a retry later) catch these and nothing broader."""
+
+from __future__ import annotations
+
+import aiohttp
+from slack_sdk.errors import SlackApiError
+
+from memory.errors import OpsmemoryError
+
+UNREACHABLE: tuple[type[Exception], ...] = (aiohttp.ClientError, TimeoutError)
+FAILED: tuple[type[Exception], ...] = (SlackApiError, *UNREACHABLE)
+#: A scheduled job's step that may fail on its own without stopping the rest.
+STEP_FAILED: tuple[type[Exception], ...] = (OpsmemoryError, *UNREACHABLE)
