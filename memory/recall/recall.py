@@ -330,7 +330,17 @@ class Recall:
         kinds = asked_kinds(query)
         if not kinds or not about_an_earlier_incident(query):
             return items
-        earlier = await self._earlier_statements(requester, kinds, query)
+        # The incident the best answer comes from, when it is not the one asked in: its
+        # statements answer when none of the latest incidents' share the question's words.
+        matched = next(
+            (
+                i.incident_id
+                for i in items
+                if i.incident_id and i.channel_id != requester.channel_id
+            ),
+            None,
+        )
+        earlier = await self._earlier_statements(requester, kinds, query, matched=matched)
         shown = {e.id for e in earlier}
         return earlier + [i for i in items if i.id not in shown]
 
@@ -389,34 +399,39 @@ class Recall:
         kinds: tuple[str, ...],
         query: str,
         *,
+        matched: str | None = None,
         incidents_back: int = 5,
         most: int = 2,
     ) -> list[RecallItem]:
-        """The newest statements of the `kinds` asked for from the latest earlier incident (not the one asked
-        in) the requester may see that has any on the question's topic (any, when it names no
-        topic); a later correction of one is shown above it. Never personal rows (the answer is
-        shared)."""
+        """The newest statements of the `kinds` asked for from the latest earlier incident (not
+        the one asked in) the requester may see that has any on the question's topic (any, when
+        it names no topic); else those of `matched`, the incident the best search hit is from,
+        when it is among them. A later correction of one is shown above it. Never personal rows
+        (the answer is shared)."""
         from memory.incidents import Incidents
 
         topic = topic_words(query)
         recent = await Incidents(self._db, self._clock).list_recent(
             requester, limit=incidents_back + 1
         )
+        fallback: list[Row] = []
         for incident in recent:
             if incident.channel_id == requester.channel_id:
                 continue
             rows = await note_store.incident_statements(
                 self._db, requester, incident.id, kinds=kinds
             )
-            said = [
-                r
-                for r in rows
-                if r["scope"] != "user" and (not topic or topic & stems(str(r["text"])))
-            ][:most]
+            shared = [r for r in rows if r["scope"] != "user"]
+            said = [r for r in shared if not topic or topic & stems(str(r["text"]))][:most]
             if said:
-                found = [_item(r, parse_iso(r["created_at"]), 1.0) for r in said]
-                return await self._with_corrections(requester, found)
-        return []
+                return await self._as_items(requester, said)
+            if incident.id == matched:
+                fallback = shared[:most]
+        return await self._as_items(requester, fallback) if fallback else []
+
+    async def _as_items(self, requester: Requester, rows: list[Row]) -> list[RecallItem]:
+        found = [_item(r, parse_iso(r["created_at"]), 1.0) for r in rows]
+        return await self._with_corrections(requester, found)
 
     async def similar_incidents(
         self,

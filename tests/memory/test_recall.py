@@ -398,6 +398,19 @@ async def test_last_times_decision_follows_the_questions_topic(db, redactor, emb
     assert not any("kafka" in i.text or "TTL" in i.text for i in unrelated[:1])
 
 
+async def test_last_times_decision_comes_from_the_incident_the_question_matches(
+    db, redactor, embedder
+):
+    """No earlier decision shares the question's words, but a note of inc-1 does: the question
+    is about inc-1, so its decisions answer (not the newer kafka incident's, nor nothing)."""
+    recall, asker = await _two_earlier_incidents(db, redactor, embedder)
+    items = await recall.relevant(
+        asker, "the resolver dashboard again: what did we decide last time?"
+    )
+    assert items and "DNS TTL" in items[0].text
+    assert not any("kafka" in i.text for i in items)
+
+
 async def test_last_times_corrected_decision_shows_the_correction_first(db, redactor, embedder):
     recall, asker = await _two_earlier_incidents(db, redactor, embedder)
     (first, second, *_) = await recall.relevant(asker, "what did we decide on DNS last time?")
