@@ -16,7 +16,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from memory.clock import Clock, utc_now
 from memory.incidents import Incident, Incidents
 from memory.scopes import Requester, Scope, WriteContext
-from memory.subjects import SlackIdentity, UserDirectory, UserFacts
+from memory.subjects import Author, SlackIdentity, UserDirectory, UserFacts
 
 
 @dataclass(frozen=True)
@@ -202,6 +202,28 @@ async def write_context(
         channel_id=channel_id,
         channel_is_private=private,
         scope=scope,
+        source_ts=source_ts,
+    )
+
+
+async def app_write_context(
+    channels: ChannelDirectory,
+    *,
+    team_id: str,
+    bot_id: str,
+    name: str,
+    channel_id: str,
+    source_ts: str,
+) -> WriteContext:
+    """The write context of another app's message in a channel: the app's bot id is its
+    subject (durable like a person's), its posting name what is shown."""
+    private = (await channels.get(channel_id)).is_private
+    return WriteContext(
+        author=Author.of(SlackIdentity(team_id, bot_id), name),
+        team_id=team_id,
+        channel_id=channel_id,
+        channel_is_private=private,
+        scope="channel",
         source_ts=source_ts,
     )
 

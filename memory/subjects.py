@@ -50,6 +50,12 @@ def subject_id_for(identity: SlackIdentity) -> str:
     return f"{org}/{identity.user_id}"
 
 
+def is_app_subject(subject_id: str) -> bool:
+    """Whether the subject is an app (a Slack bot id, "B…") rather than a person: apps post
+    alerts into incident threads but take no part in them."""
+    return subject_id.rpartition("/")[2].startswith("B")
+
+
 @dataclass(frozen=True)
 class Author:
     """The person writing memory; `display_name` is shown, never used as identity."""

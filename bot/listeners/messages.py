@@ -12,7 +12,8 @@ from slack_bolt.async_app import AsyncApp
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.directory import incident_for, write_context
+from bot.app_messages import AppMessage, from_event
+from bot.directory import app_write_context, incident_for, write_context
 from bot.listeners import bind
 from bot.listeners.mentions import asks_bot, without_bot_mention
 
@@ -44,10 +45,19 @@ async def _on_message(
     team, channel = context.team_id, event.get("channel", "")
     subtype = event.get("subtype")
     if event.get("bot_id") or subtype == "bot_message":
+        app = _app(event, context)
+        if app is not None and subtype in (None, "bot_message"):
+            await _capture_app(team, event, app, client, ticket, deps=deps)
         return
     if subtype == "message_changed":
         new = event.get("message") or {}
-        if not new.get("bot_id"):
+        if new.get("bot_id"):
+            # Another app updating its own post ("FIRING" to "RESOLVED"); never this bot's.
+            app = _app(new, context)
+            if app is not None:
+                await ticket.turn()
+                await deps.threads.edit(team, channel, new.get("ts", ""), app.text)
+        else:
             said = new.get("text", "")
             text = without_bot_mention(said, context.bot_user_id)
             # An edit that now asks the bot turns the message into a question: not evidence.
@@ -95,6 +105,55 @@ async def _on_message(
         turn=ticket.turn,
         incident=incident.id,
         asks_bot=question,
+    )
+    deps.metrics.redaction_latency.observe(time.perf_counter() - started)
+
+
+def _app(message: dict[str, Any], context: Any) -> AppMessage | None:
+    """Another app's message in `message`; None for this bot's own posts."""
+    return from_event(
+        message,
+        own_bot_id=context.get("bot_id"),
+        own_user_id=context.get("bot_user_id"),
+        team_id=context.team_id,
+    )
+
+
+async def _capture_app(
+    team: str,
+    event: dict[str, Any],
+    app: AppMessage,
+    client: AsyncWebClient,
+    ticket: Ticket,
+    *,
+    deps: Deps,
+) -> None:
+    """Store another app's post in an incident channel (an alert opening a thread, a pager's
+    update) like a person's message: redacted, as channel memory, the app named as its author.
+    Its text is the alert a vague question under it is about."""
+    channel, ts = event.get("channel", ""), event.get("ts", "")
+    if not channel or not ts or not app.text:
+        return
+    incident = await incident_for(deps.incidents, deps.channels, team_id=team, channel_id=channel)
+    if incident is None:
+        return
+    ctx = await app_write_context(
+        deps.channels,
+        team_id=team,
+        bot_id=app.bot_id,
+        name=app.name,
+        channel_id=channel,
+        source_ts=ts,
+    )
+    ctx = replace(ctx, permalink=await _permalink(client, channel, ts))
+    started = time.perf_counter()
+    await deps.threads.capture(
+        ctx,
+        ts=ts,
+        thread_ts=event.get("thread_ts"),
+        text=app.text,
+        turn=ticket.turn,
+        incident=incident.id,
     )
     deps.metrics.redaction_latency.observe(time.perf_counter() - started)
 

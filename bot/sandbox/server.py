@@ -493,7 +493,9 @@ def _message(m: Any, ws: Workspace) -> Json:
     return {
         "ts": m.ts,
         "user": m.user,
-        "name": "opsmemory" if m.bot_id else (author.real_name or author.name if author else "?"),
+        "name": "opsmemory"
+        if m.bot_id == ws.bot_id
+        else m.username or (author.real_name or author.name if author else "?"),
         "bot": bool(m.bot_id),
         "text": m.text,
         "blocks": m.blocks,

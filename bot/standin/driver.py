@@ -199,11 +199,46 @@ class SlackDriver:
             )
         return out
 
-    async def edit(self, channel: str, ts: str, new_text: str) -> Delivery:
+    async def app_post(
+        self,
+        channel: str,
+        app: str,
+        text: str,
+        *,
+        attachments: list[dict[str, Any]] | None = None,
+        thread_ts: str | None = None,
+        bot_id: str = "B0ALERTS",
+    ) -> tuple[Message, Delivery]:
+        """Another app posts (an alerting integration's webhook): stored, then delivered as the
+        `bot_message` event Slack sends for it (no `user`, the app's `username`)."""
+        msg = self.ws.post_app(
+            channel, text, app=app, bot_id=bot_id, attachments=attachments, thread_ts=thread_ts
+        )
+        await self.slack.changed()
+        chan = self.ws.channels[channel]
+        event: dict[str, Any] = {
+            **msg.as_api(),
+            "channel": channel,
+            "event_ts": msg.ts,
+            "channel_type": "group" if chan.is_private else "channel",
+        }
+        return msg, await self.send_event(self.envelope(event))
+
+    async def edit(
+        self,
+        channel: str,
+        ts: str,
+        new_text: str,
+        *,
+        attachments: list[dict[str, Any]] | None = None,
+    ) -> Delivery:
+        """A message changes (a person edits it, or an app updates its alert to RESOLVED)."""
         msg = self.ws.channels[channel].find(ts)
         assert msg is not None, f"no message {ts} in {channel}"
         previous = msg.as_api()
         msg.text, msg.edited = new_text, True
+        if attachments is not None:
+            msg.attachments = attachments
         event = {
             "type": "message",
             "subtype": "message_changed",

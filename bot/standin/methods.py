@@ -90,7 +90,7 @@ def chat_update(ws: Workspace, body: Json) -> Json:
     msg = ws.channels[channel].find(str(body.get("ts", "")))
     if msg is None:
         return _err("message_not_found")
-    if not msg.bot_id:
+    if msg.bot_id != ws.bot_id:  # a person's message, or another app's
         return _err("cant_update_message")
     msg.text, msg.blocks, msg.edited = text, blocks, True
     return {"ok": True, "channel": channel, "ts": msg.ts, "text": text, "message": msg.as_api()}

@@ -70,6 +70,8 @@ class Message:
     blocks: list[dict[str, Any]] = field(default_factory=list)
     edited: bool = False
     reactions: dict[str, list[str]] = field(default_factory=dict)
+    username: str | None = None  # another app's name (an incoming webhook's `username`)
+    attachments: list[dict[str, Any]] = field(default_factory=list)
 
     def as_api(self) -> dict[str, Any]:
         msg: dict[str, Any] = {"type": "message", "text": self.text, "ts": self.ts}
@@ -78,6 +80,10 @@ class Message:
         if self.bot_id:
             msg["bot_id"] = self.bot_id
             msg["subtype"] = "bot_message"
+        if self.username:
+            msg["username"] = self.username
+        if self.attachments:
+            msg["attachments"] = self.attachments
         if self.thread_ts:
             msg["thread_ts"] = self.thread_ts
         if self.blocks:
@@ -216,13 +222,37 @@ class Workspace:
         self.channels[channel].messages.append(msg)
         return msg
 
+    def post_app(
+        self,
+        channel: str,
+        text: str,
+        *,
+        app: str,
+        bot_id: str = "B0ALERTS",
+        attachments: list[dict[str, Any]] | None = None,
+        thread_ts: str | None = None,
+    ) -> Message:
+        """Store a message another app posted (an alerting integration's incoming webhook)."""
+        msg = Message(
+            channel=channel,
+            ts=self.next_ts(),
+            text=text,
+            bot_id=bot_id,
+            thread_ts=thread_ts,
+            username=app,
+            attachments=attachments or [],
+        )
+        self.channels[channel].messages.append(msg)
+        return msg
+
     def bot_messages(self, channel: str, thread_ts: str | None = None) -> list[Message]:
         """What the bot posted in a channel (or one thread): what a user would see."""
         msgs = self.channels[channel].messages if channel in self.channels else []
         return [
             m
             for m in msgs
-            if m.bot_id and (thread_ts is None or m.thread_ts == thread_ts or m.ts == thread_ts)
+            if m.bot_id == self.bot_id
+            and (thread_ts is None or m.thread_ts == thread_ts or m.ts == thread_ts)
         ]
 
     def ephemerals_for(self, user: str) -> list[Ephemeral]:

@@ -16,6 +16,7 @@ from typing import Protocol
 
 from memory.episodes.statements import classify as statement_of
 from memory.episodes.statements import strip_label, without_correction_cue
+from memory.subjects import is_app_subject
 from memory.text import stems
 
 SECTIONS: tuple[str, ...] = ("decisions", "root_causes", "mitigations", "actions")
@@ -123,7 +124,9 @@ def summarise(messages: Sequence[Line], names: Mapping[str, str] | None = None) 
             if line not in bucket:
                 bucket.append(line)
                 del bucket[:-MAX_LINES_PER_SECTION]  # the latest few
-    participants = list(dict.fromkeys(m.author_subject_id for m in messages))
+    participants = [
+        p for p in dict.fromkeys(m.author_subject_id for m in messages) if not is_app_subject(p)
+    ]
     shown = tuple(names.get(p) or p.partition("/")[2] or p for p in participants)
     first_report = _clip(strip_label(first.text), MAX_LINE_CHARS)
     title = _clip(first.text.strip().splitlines()[0] if first.text.strip() else "", MAX_TITLE_CHARS)
@@ -139,7 +142,7 @@ def summarise(messages: Sequence[Line], names: Mapping[str, str] | None = None) 
         body.append("Actions: " + " | ".join(sections["actions"]))
     body.append(f"Status: {status or 'no status given in the thread'}")
     body.append(
-        f"Participants: {', '.join(shown)} · {duration(started, ended)} "
+        f"Participants: {', '.join(shown) or 'none yet'} · {duration(started, ended)} "
         f"({started:%Y-%m-%d %H:%M} to {ended:%H:%M} UTC, {len(messages)} messages)"
     )
     if root_cause:

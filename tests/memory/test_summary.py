@@ -57,3 +57,22 @@ def test_a_corrected_root_cause_is_the_one_the_roll_up_gives() -> None:
 )
 def test_a_correction_is_read_without_how_it_opens(said: str, now_true: str) -> None:
     assert without_correction_cue(said) == now_true
+
+
+def test_an_app_that_posted_the_alert_is_not_a_participant() -> None:
+    """Alertmanager opened the thread; the people who worked it are who took part."""
+    said = [
+        Said("1700000000.000100", "[FIRING:1] KubeHpaMaxedOut search-api", "T1/B0ALERTS"),
+        Said("1700000060.000100", "looking, HPA is at 20/20", "T1/U0ANA"),
+        Said("1700000120.000100", "decision: raise maxReplicas to 40", "T1/U0BEN"),
+    ]
+    s = summarise(said, names={"T1/U0ANA": "Ana", "T1/U0BEN": "Ben", "T1/B0ALERTS": "Alertmanager"})
+    assert s.participants == ["T1/U0ANA", "T1/U0BEN"]
+    assert "Participants: Ana, Ben ·" in s.text
+    assert s.first_report.startswith("[FIRING:1] KubeHpaMaxedOut")
+
+
+def test_a_thread_only_an_app_posted_in_has_no_participants_yet() -> None:
+    s = summarise([Said("1700000000.000100", "[FIRING:1] KubeHpaMaxedOut", "T1/B0ALERTS")])
+    assert s.participants == []
+    assert "Participants: none yet ·" in s.text

@@ -1,0 +1,129 @@
+"""Alerts other apps post into an incident channel are memory, through the real Bolt stack: the
+thread an Alertmanager post opens is about that alert, an app's update replaces what it said,
+and this bot's own posts, apps' posts outside incidents and other organisations' apps are never
+stored. Redaction applies to them as to people."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.runtime import Runtime
+from bot.standin import FakeSlack, SlackDriver
+from tests.e2e.workspace import ALICE, GENERAL, INCIDENT, SECRET, eventually, finished
+
+CORPUS = Path(__file__).parent / "runbook_sections"
+
+ALERT = [
+    {
+        "fallback": "[FIRING:1] CPUThrottlingHigh checkout/api",
+        "title": "[FIRING:1] CPUThrottlingHigh checkout/api",
+        "text": "60% throttling of CPU in namespace checkout for container api in the last 15m.",
+        "color": "danger",
+    }
+]
+
+
+@pytest.fixture
+async def bot(start_bot: Callable[..., Any]) -> Runtime:
+    return await start_bot(runbooks_dir=CORPUS, runbooks_url="https://runbooks.example.com")
+
+
+@pytest.fixture
+async def driver(bot: Runtime, slack: FakeSlack) -> AsyncIterator[SlackDriver]:
+    async with SlackDriver(f"http://127.0.0.1:{bot.port}/slack/events", SECRET, slack) as d:
+        yield d
+
+
+async def stored(bot: Runtime) -> list[str]:
+    rows = await bot.deps.db.fetchall("SELECT text FROM memory_thread_messages ORDER BY id")
+    return [str(r["text"]) for r in rows]
+
+
+async def test_a_vague_question_under_an_alertmanager_post_gets_that_alerts_runbook(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    root, _ = await driver.app_post(INCIDENT, "Alertmanager", "", attachments=ALERT)
+    await finished(bot, answers=0, captured=1)
+    await driver.mention(INCIDENT, ALICE, "what do we do now?", thread_ts=root.ts)
+    (answer,) = await eventually(lambda: slack.workspace.bot_messages(INCIDENT, root.ts))
+    assert str(answer.text).startswith("*cpu-throttling-high › Mitigation"), answer.text[:200]
+
+
+async def test_what_an_alert_said_is_recalled_with_the_app_as_its_author(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    await driver.app_post(INCIDENT, "Alertmanager", "", attachments=ALERT)
+    await finished(bot, answers=0, captured=1)
+    (d, *_) = await driver.mention(INCIDENT, ALICE, "which alert fired for checkout/api?")
+    (answer,) = await eventually(lambda: slack.workspace.bot_messages(INCIDENT, d.ts))
+    shown = str(answer.blocks)
+    assert "CPUThrottlingHigh checkout/api" in shown
+    assert "Alertmanager" in shown
+
+
+async def test_an_apps_update_replaces_what_it_said(bot: Runtime, driver: SlackDriver) -> None:
+    root, _ = await driver.app_post(INCIDENT, "Alertmanager", "", attachments=ALERT)
+    await finished(bot, answers=0, captured=1)
+    resolved = [{**ALERT[0], "title": "[RESOLVED] CPUThrottlingHigh checkout/api"}]
+    await driver.edit(INCIDENT, root.ts, "", attachments=resolved)
+    texts = await stored_once(bot, lambda t: "[RESOLVED]" in " ".join(t))
+    assert not any("[FIRING:1]" in t for t in texts)
+
+
+async def stored_once(bot: Runtime, ok: Callable[[list[str]], bool]) -> list[str]:
+    """The stored message texts once `ok` holds for them (the edit lands after its ack)."""
+    deadline = time.monotonic() + 10.0
+    while not ok(texts := await stored(bot)):
+        assert time.monotonic() < deadline, f"never stored as expected: {texts}"
+        await asyncio.sleep(0.02)
+    return texts
+
+
+async def test_this_bots_own_posts_are_never_stored(bot: Runtime, driver: SlackDriver) -> None:
+    """Slack sends a `message` event for the bot's own answers too: memory of its own words
+    would quote itself back as evidence."""
+    ws = driver.ws
+    own = ws.post(INCIDENT, "Memory says: the rollback to v41 finished", bot=True)
+    event = {**own.as_api(), "channel": INCIDENT, "event_ts": own.ts, "channel_type": "channel"}
+    await driver.send_event(driver.envelope(event))
+    await driver.app_post(INCIDENT, "Alertmanager", "", attachments=ALERT)
+    await finished(bot, answers=0, captured=1)
+    assert await stored(bot) == [
+        "[FIRING:1] CPUThrottlingHigh checkout/api\n"
+        "60% throttling of CPU in namespace checkout for container api in the last 15m."
+    ]
+
+
+async def test_apps_outside_incidents_and_of_other_organisations_are_not_stored(
+    bot: Runtime, driver: SlackDriver
+) -> None:
+    await driver.app_post(GENERAL, "Alertmanager", "", attachments=ALERT)
+    foreign = driver.ws.post_app(INCIDENT, "Their pager", app="Their pager", bot_id="B0THEIRS")
+    event = {
+        **foreign.as_api(),
+        "bot_profile": {"id": "B0THEIRS", "name": "Their pager", "team_id": "T0OTHER"},
+        "channel": INCIDENT,
+        "event_ts": foreign.ts,
+        "channel_type": "channel",
+    }
+    await driver.send_event(driver.envelope(event))
+    await driver.say(INCIDENT, ALICE, "checkout is throttled, looking")
+    await finished(bot, answers=0, captured=1)
+    assert await stored(bot) == ["checkout is throttled, looking"]
+
+
+async def test_an_apps_post_is_redacted_before_it_is_stored(
+    bot: Runtime, driver: SlackDriver
+) -> None:
+    key = "AKIAIOSFODNN7EXAMPLE"
+    await driver.app_post(INCIDENT, "deploy-bot", f"deploy failed: credentials {key} rejected")
+    await finished(bot, answers=0, captured=1)
+    (text,) = await stored(bot)
+    assert key not in text
+    assert text.startswith("deploy failed: credentials")
