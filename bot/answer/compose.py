@@ -44,6 +44,12 @@ LEAD_CHARS = 900
 SEE_ALSO_LABEL = "see also"
 #: A question of at most this many content words names nothing to search for on its own.
 VAGUE_WORDS = 1
+#: Words that ask for help without naming a subject ("next steps?", "any ideas?"): never
+#: counted as what a question is about.
+_NAMES_NOTHING = stems(
+    "next step steps idea ideas suggestion suggestions option options plan thought thoughts "
+    "anything thing things happening happened again same help eta update"
+)
 CONTEXT_CHARS = 400  # of the thread's first message, read with a vague question
 
 
@@ -149,9 +155,10 @@ class Answering:
     async def compose(self, q: Question) -> Answer:
         """The deterministic cited answer (no LLM): always available, always cited."""
         timings: dict[str, float] = {}
+        about = await self._thread_opening(q)
         (memories, similar), hits, mine, episodes = await asyncio.gather(
-            self._timed(timings, "recall", self._memories(q)),
-            self._timed(timings, "runbooks", self._runbooks(q)),
+            self._timed(timings, "recall", self._memories(q, about)),
+            self._timed(timings, "runbooks", self._runbooks(q, about)),
             self._timed(timings, "profile", self._profile(q)),
             self._timed(timings, "episodes", self._past_threads(q)),
         )
@@ -190,12 +197,15 @@ class Answering:
         finally:
             timings[name] = (time.perf_counter() - started) * 1000
 
-    async def _memories(self, q: Question) -> tuple[list[Source], list[SimilarIncident]]:
+    async def _memories(
+        self, q: Question, about: str | None
+    ) -> tuple[list[Source], list[SimilarIncident]]:
         """What memory says that answers the question: only items above the relevance floor,
         from this incident first but from any the asker may see, each labelled with what it
         is, who said it and when, linked to where it was said; and the past incidents like it
-        (one search serves both)."""
-        items, matches = await self._recall.answer(q.requester, q.text, similar=3)
+        (one search serves both), or like what the thread opened with (`about`) when the
+        question names nothing ("seen this before?")."""
+        items, matches = await self._recall.answer(q.requester, q.text, similar=3, about=about)
         # Recall returns notes; episodes and profile facts come from their own stages below.
         memories = [
             Source(
@@ -234,13 +244,14 @@ class Answering:
             for h in hits
         ]
 
-    async def _runbooks(self, q: Question) -> list[Source]:
+    async def _runbooks(self, q: Question, about: str | None) -> list[Source]:
         """A runbook the question names (slug or alert name) directly; else the search's top
         runbook, its sections in the order the question asks, and close runbooks as see-also.
-        An unavailable embedder needs nothing here: the search itself falls back to keyword."""
+        An unavailable embedder needs nothing here: the search itself falls back to keyword.
+        A question that names nothing is searched with what its thread opened with (`about`)."""
         if self._knowledge is None:
             return []
-        text = await self._with_thread_context(q)
+        text = f"{about}\n{q.text}" if about else q.text
         named = await self._knowledge.named_in(text)
         if named is not None:
             return _runbook_sources(await self._knowledge.lookup(named, q.text), [])
@@ -250,16 +261,20 @@ class Answering:
         top, *others = result.hits
         return _runbook_sources(top, see_also(top, others), confidence=result.confidence)
 
-    async def _with_thread_context(self, q: Question) -> str:
-        """A question that names nothing ("what do we do now?", "how do I fix it?") asked in a
-        thread is about what the thread opened with (an alert, a report): the runbook search
-        reads that first message before the question. Memory still reads the question alone."""
-        if len(stems(q.text)) > VAGUE_WORDS or q.asked_ts in (None, q.thread.thread_ts):
-            return q.text
+    async def _thread_opening(self, q: Question) -> str | None:
+        """What a question that names nothing ("what do we do now?", "next steps?", "seen this
+        before?") asked in a thread is about: the thread's first message (an alert, a report),
+        its first lines, as the asker may see it; None for any other question. Runbook search
+        and similar incidents read it before the question; memory reads the question alone."""
+        if len(stems(q.text) - _NAMES_NOTHING) > VAGUE_WORDS or q.asked_ts in (
+            None,
+            q.thread.thread_ts,
+        ):
+            return None
         opened = await self._recall.said_in(q.requester, q.thread.channel_id, q.thread.thread_ts)
         # The opening's first lines say what it is about; a long paste must not make the
         # search refuse the question (its query cap).
-        return q.text if not opened else f"{runbook_text.lead(opened, CONTEXT_CHARS)}\n{q.text}"
+        return runbook_text.lead(opened, CONTEXT_CHARS) if opened else None
 
 
 def _similar(matches: list[IncidentMatch], *, here: str | None) -> list[SimilarIncident]:

@@ -18,8 +18,20 @@ from memory.text import stems
 
 _KINDS: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = (
     (("decision",), re.compile(r"\b(?:decid\w*|decisions?|agreed|settled on)\b", re.I)),
-    (("root_cause",), re.compile(r"\b(?:root[ -]?causes?|what caused|the cause)\b", re.I)),
-    (("action",), re.compile(r"\b(?:action items?|follow[- ]?ups?|to-?dos?)\b", re.I)),
+    (
+        ("root_cause",),
+        re.compile(
+            r"\b(?:root[ -]?causes?|what caused|the cause|why (?:did|was|were|had))\b", re.I
+        ),
+    ),
+    (
+        ("action",),
+        re.compile(
+            r"\b(?:action items?|follow[- ]?ups?|to-?dos?|owners?"
+            r"|who (?:owns|owned|took|is doing|is taking|will do))\b",
+            re.I,
+        ),
+    ),
     (("mitigation",), re.compile(r"\b(?:mitigat\w*|workarounds?)\b", re.I)),
     # What was done about it: the mitigations, and the decisions that chose them.
     (
@@ -55,7 +67,8 @@ _FRAME = stems(
     "decide decided decides deciding decision decisions agreed agree settled root cause causes "
     "caused action actions item items follow up followup todo todos mitigate mitigated "
     "mitigation mitigations workaround workarounds last time times before previous past "
-    "earlier prior other older incident incidents outage outages one ones did do we our us"
+    "earlier prior other older incident incidents outage outages one ones did do we our us "
+    "own owns owned owner owners doing taking took"
 )
 
 

@@ -292,7 +292,9 @@ class Recall:
         # Similar incidents read the ranking as it is (every incident); the answer, about one.
         ranked = self._focused(requester, ranked)[: self._config.candidates]
         if floor is None:
-            return await self._with_earlier(requester, query, ranked)
+            return await self._with_this_incident(
+                requester, query, await self._with_earlier(requester, query, ranked)
+            )
         # An item the vector pass did not see (no vector yet: the index job embeds new notes
         # within a minute) is judged by the model fitted without similarity.
         words_only = self._config.floors.get("keyword", floor)
@@ -320,7 +322,34 @@ class Recall:
         kept = [replace(ranked[i], relevance=probabilities[i]) for i in sorted(chosen)]
         most = floor.most + len(parts) - 1
         items = (await self._with_corrections(requester, kept))[:most]
-        return await self._with_earlier(requester, query, items)
+        items = await self._with_earlier(requester, query, items)
+        return await self._with_this_incident(requester, query, items)
+
+    async def _with_this_incident(
+        self, requester: Requester, query: str, items: list[RecallItem], *, most: int = 2
+    ) -> list[RecallItem]:
+        """ "What did we decide?", "who owns it?", "why did it fill up?" asked in an incident's
+        channel are about that incident. A question that names only the kind of statement
+        (no topic words) is answered by the incident's newest statements of that kind, ahead
+        of what search found elsewhere; one with a topic, only when search found nothing that
+        passes the floor. A later correction is shown above what it corrects. Never personal
+        rows (the answer is shared)."""
+        kinds = asked_kinds(query)
+        if not kinds or about_an_earlier_incident(query) or not requester.channel_id:
+            return items
+        if items and topic_words(query):
+            return items
+        from memory.incidents import Incidents
+
+        incident = await Incidents(self._db, self._clock).for_channel(
+            requester.team_id, requester.channel_id
+        )
+        if incident is None:
+            return items
+        rows = await note_store.incident_statements(self._db, requester, incident.id, kinds=kinds)
+        said = await self._as_items(requester, [r for r in rows if r["scope"] != "user"][:most])
+        shown = {i.id for i in said}
+        return said + [i for i in items if i.id not in shown]
 
     async def _with_earlier(
         self, requester: Requester, query: str, items: list[RecallItem]
@@ -385,12 +414,16 @@ class Recall:
         return out
 
     async def answer(
-        self, requester: Requester, query: str, *, similar: int = 3
+        self, requester: Requester, query: str, *, similar: int = 3, about: str | None = None
     ) -> tuple[list[RecallItem], list[IncidentMatch]]:
         """`relevant` and `similar_incidents` of one question from one ranking: a mention needs
-        both, and running the search twice doubled its cost."""
+        both, and running the search twice doubled its cost. `about`: what a question that
+        names nothing is about (the alert its thread opened with); similar incidents are
+        looked for with it ("seen this before?"), memory still answers the question alone."""
         ranked = await self.recall(requester, query, k=SIMILAR_CANDIDATES)
         items = await self.relevant(requester, query, ranked=ranked)
+        if about:
+            return items, await self.similar_incidents(requester, about, similar)
         return items, await self.similar_incidents(requester, query, similar, ranked=ranked)
 
     async def _earlier_statements(

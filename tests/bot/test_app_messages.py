@@ -68,7 +68,11 @@ def test_rich_text_blocks_are_read_as_shown() -> None:
                         "type": "rich_text_section",
                         "elements": [
                             {"type": "text", "text": "Deploy of "},
-                            {"type": "link", "url": "https://ci.example/88", "text": "checkout v42"},
+                            {
+                                "type": "link",
+                                "url": "https://ci.example/88",
+                                "text": "checkout v42",
+                            },
                             {"type": "text", "text": " failed"},
                         ],
                     }

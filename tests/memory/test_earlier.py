@@ -10,6 +10,11 @@ def test_the_kind_asked_for_and_the_pointer_back_are_read_from_the_wording() -> 
     assert asked_kinds("what was the root cause of the previous outage?") == ("root_cause",)
     assert asked_kinds("which action items came out of it?") == ("action",)
     assert asked_kinds("who is on call?") == ()
+    # An owner asked for is an action item's; "why did it…" asks for the cause.
+    assert asked_kinds("who owns it?") == ("action",)
+    assert asked_kinds("who is doing the encoder fix?") == ("action",)
+    assert asked_kinds("why did it fill up") == ("root_cause",)
+    assert asked_kinds("why should we page on this?") == ()
     assert about_an_earlier_incident("what did we decide last time?")
     assert about_an_earlier_incident("root cause of the previous incident")
     # "before" alone is about this incident's own timeline, not an earlier incident.

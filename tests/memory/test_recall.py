@@ -580,3 +580,42 @@ async def test_a_note_is_found_by_its_message_with_an_index_seek_not_a_channel_s
             f"EXPLAIN QUERY PLAN {sql}", {"team": "T", "channel": "C", "ts": "1"}
         )
         assert "memory_notes_message" in " ".join(str(r[3]) for r in plan), plan
+
+
+async def test_this_incidents_statements_answer_a_question_that_names_only_their_kind(
+    db, redactor, embedder
+):
+    """ "What did we decide?" shares no word with the decision; asked in the incident's channel
+    it is answered by that incident's newest decision, a correction above what it corrects."""
+    recall, _ = await _two_earlier_incidents(db, redactor, embedder)
+    here = Requester.full_member("T1/U9", "T1", channel_id="C1")
+    (first, second, *_) = await recall.relevant(here, "what did we decide?")
+    assert first.text == "correction: we keep the DNS TTL at 60, not 300"
+    assert second.superseded_by == first.id
+    (owner, *_) = await recall.relevant(here, "who owns it?")
+    assert owner.text == "AI: Bob owns the resolver dashboard"
+    kafka = Requester.full_member("T1/U9", "T1", channel_id="C2")  # the other incident
+    (decided, *_) = await recall.relevant(kafka, "what did we decide?")
+    assert "pause the kafka consumers" in decided.text
+
+
+async def test_without_the_sql_filter_this_incidents_statements_still_leave_personal_rows_out(
+    db, redactor, embedder, monkeypatch
+):
+    """The code layer of the in-incident answer: the store's `scope <> 'user'` clause taken
+    out, the owner asking in the channel still gets only the channel's action item."""
+    from memory.store import notes as note_store
+
+    incidents, notes = Incidents(db, redactor=redactor), Notes(db, redactor, embedder)
+    inc = await incidents.open(ctx("C1"), title="kafka lag", channel_id="C1")
+    await notes.save(ctx("C1"), "AI: Bob adds the consumer lag alert", "action", incident=inc.id)
+    await notes.save(ctx(None, scope="user"), "AI: prep my Globex interview", "action")
+    await db.execute("UPDATE memory_notes SET incident_id = :i", {"i": inc.id})
+    monkeypatch.setattr(
+        note_store, "_HEADLINE", note_store._HEADLINE.replace("AND n.scope <> 'user'", "")
+    )
+    owner = Requester.full_member("T1/U1", "T1", channel_id="C1")
+    rows = await note_store.incident_statements(db, owner, inc.id, kinds=("action",))
+    assert "user" in {r["scope"] for r in rows}
+    items = await Recall(db, embedder).relevant(owner, "who is doing it?")
+    assert [i.text for i in items] == ["AI: Bob adds the consumer lag alert"]

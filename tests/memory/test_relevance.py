@@ -24,6 +24,11 @@ def test_a_message_is_read_as_the_statement_it_makes_with_or_without_a_label() -
     assert classify("turns out v42 raised the DB pool from 20 to 200").kind == "root_cause"
     assert classify("Decision: freeze deploys until Monday").kind == "decision"
     assert classify("we decided to freeze deploys").kind == "decision"
+    # "AI:" opens an action item as "AI-3:" does; a command someone ran is a mitigation.
+    assert classify("AI: ravi adds a growth-rate alert on kafka pvcs").kind == "action"
+    assert classify("ai is overhyped").kind == "note"
+    assert classify("done `kubectl -n kafka patch pvc data-kafka-2`").kind == "mitigation"
+    assert classify("ran `helm rollback checkout 41`, pods cycling").kind == "mitigation"
     assert classify("rolled back to v41, errors stopped").kind == "mitigation"
     assert classify("status: resolved, monitoring for an hour").kind == "status"
     assert classify("scratch that, it's not DNS").kind == "correction"

@@ -1,0 +1,98 @@
+"""Short questions asked in an incident thread opened by an alert, through the real Bolt stack:
+what the thread said answers "what did we decide?" and "who owns it?", "next steps?" is read
+with the alert, and "seen this before?" under a new alert finds the earlier incident."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.runtime import Runtime
+from bot.scheduler import Jobs
+from bot.standin import FakeSlack, SlackDriver
+from tests.e2e.workspace import ALICE, BOB, INCIDENT, SECRET, TEAM, eventually, finished
+
+CORPUS = Path(__file__).parent / "runbook_sections"
+AGAIN = "C0INC44"
+
+
+def alert(pod: str) -> list[dict[str, Any]]:
+    return [
+        {
+            "fallback": f"[FIRING:1] CPUThrottlingHigh checkout/{pod}",
+            "title": f"[FIRING:1] CPUThrottlingHigh checkout/{pod}",
+            "text": f"60% throttling of CPU in namespace checkout for container {pod}.",
+        }
+    ]
+
+
+THREAD = [
+    (BOB, "on it, throttling since the 10:02 deploy"),
+    (ALICE, "decision: raise the api CPU limit to 2 cores until the profiling is done"),
+    (BOB, "AI: Bob profiles the JSON encoder hot path"),
+    (ALICE, "rca: the v42 encoder change tripled CPU per request"),
+]
+
+
+@pytest.fixture
+async def bot(start_bot: Callable[..., Any]) -> Runtime:
+    return await start_bot(runbooks_dir=CORPUS, runbooks_url="https://runbooks.example.com")
+
+
+@pytest.fixture
+async def driver(bot: Runtime, slack: FakeSlack) -> AsyncIterator[SlackDriver]:
+    slack.workspace.add_channel(AGAIN, "inc-44-checkout-throttled-again", members=[ALICE, BOB])
+    async with SlackDriver(f"http://127.0.0.1:{bot.port}/slack/events", SECRET, slack) as d:
+        yield d
+
+
+async def worked_thread(bot: Runtime, driver: SlackDriver) -> str:
+    """The alert's thread in the incident channel, with what the team said in it."""
+    root, _ = await driver.app_post(INCIDENT, "Alertmanager", "", attachments=alert("api"))
+    for user, text in THREAD:
+        await driver.say(INCIDENT, user, text, thread_ts=root.ts)
+    await finished(bot, answers=0, captured=1 + len(THREAD))
+    return root.ts
+
+
+async def ask(driver: SlackDriver, slack: FakeSlack, channel: str, root: str, q: str) -> str:
+    before = len(slack.workspace.bot_messages(channel, root))
+    await driver.mention(channel, ALICE, q, thread_ts=root)
+    got = await eventually(lambda: slack.workspace.bot_messages(channel, root)[before:] or None)
+    return f"{got[0].text}\n{got[0].blocks}"
+
+
+async def test_what_the_thread_decided_and_who_owns_the_action_are_answered_from_it(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    root = await worked_thread(bot, driver)
+    decided = await ask(driver, slack, INCIDENT, root, "what did we decide?")
+    assert decided.startswith("Memory says"), decided[:200]
+    assert "raise the api CPU limit to 2 cores" in decided.split("\n")[0]
+    owns = await ask(driver, slack, INCIDENT, root, "who owns it?")
+    assert "Bob profiles the JSON encoder hot path" in owns.split("\n")[0], owns[:200]
+
+
+async def test_next_steps_under_an_alert_gets_that_alerts_fix(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    root = await worked_thread(bot, driver)
+    text = await ask(driver, slack, INCIDENT, root, "next steps?")
+    assert text.startswith("*cpu-throttling-high › Mitigation"), text[:200]
+
+
+async def test_seen_this_before_under_a_new_alert_finds_the_earlier_incident(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    await worked_thread(bot, driver)
+    await Jobs(bot.deps, bot.app.client, team_id=TEAM).index_vectors()  # the minute's job
+    again, _ = await driver.app_post(AGAIN, "Alertmanager", "", attachments=alert("web"))
+    await finished(bot, answers=0, captured=2 + len(THREAD))
+    found = await ask(driver, slack, AGAIN, again.ts, "seen this before?")
+    assert "Similar past incidents" in found, found
+    similar = found[found.index("Similar past incidents") :]
+    assert "inc-42" in similar, found
+    assert "the v42 encoder change tripled CPU per request" in similar
