@@ -93,8 +93,10 @@ _HELPER = re.compile(
 _PAST_HELPERS = frozenset({"did", "was", "were", "had", "has", "have"})
 _PRESENT_STATE = frozenset({"is", "are"})
 #: "who approved", "what caused", "what happened", "who said": a past verb right after it.
+#: "which alert fired", "what pods crashed": one noun may stand between (never a helper verb).
 _WH_PAST = re.compile(
-    r"\b(?:who|what)\s+(?:\w+ed|said|took|made|broke|ran|went|came|told|found|wrote|saw|knew)\b",
+    r"\b(?:who|what|which)\s+(?:(?!(?:is|are|do|does|did|should|can|could|will|would|to)\b)"
+    r"[a-z]+\s+)?(?:\w+ed|said|took|made|broke|ran|went|came|told|found|wrote|saw|knew|fired)\b",
     re.I,
 )
 _WHO_NOW = re.compile(r"\bwho (?:is|are)\b", re.I)

@@ -49,6 +49,11 @@ MAX_K = 100
 SIMILAR_CANDIDATES = 30  # notes looked at to rank past incidents
 
 
+#: What a vague question in an incident's thread ("next steps?") is answered with from memory:
+#: what the incident decided and did so far.
+CURRENT_PLAN = ("decision", "mitigation")
+
+
 @dataclass(frozen=True)
 class RecallConfig:
     half_life_hours: float | None = 48.0  # None: no recency decay
@@ -326,30 +331,40 @@ class Recall:
         return await self._with_this_incident(requester, query, items)
 
     async def _with_this_incident(
-        self, requester: Requester, query: str, items: list[RecallItem], *, most: int = 2
+        self, requester: Requester, query: str, items: list[RecallItem]
     ) -> list[RecallItem]:
         """ "What did we decide?", "who owns it?", "why did it fill up?" asked in an incident's
         channel are about that incident. A question that names only the kind of statement
         (no topic words) is answered by the incident's newest statements of that kind, ahead
         of what search found elsewhere; one with a topic, only when search found nothing that
-        passes the floor. A later correction is shown above what it corrects. Never personal
-        rows (the answer is shared)."""
+        passes the floor. They name the kind, not the words a statement holds ("decide" is in
+        no decision), so search alone misses them."""
         kinds = asked_kinds(query)
-        if not kinds or about_an_earlier_incident(query) or not requester.channel_id:
+        if not kinds or about_an_earlier_incident(query):
             return items
         if items and topic_words(query):
             return items
+        said = await self._this_incidents(requester, kinds)
+        shown = {i.id for i in said}
+        return said + [i for i in items if i.id not in shown]
+
+    async def _this_incidents(
+        self, requester: Requester, kinds: tuple[str, ...], *, most: int = 2
+    ) -> list[RecallItem]:
+        """The newest statements of `kinds` of the incident whose channel the question is asked
+        in ([] outside one), a later correction above what it corrects. Never personal rows
+        (the answer is shared)."""
+        if not requester.channel_id:
+            return []
         from memory.incidents import Incidents
 
         incident = await Incidents(self._db, self._clock).for_channel(
             requester.team_id, requester.channel_id
         )
         if incident is None:
-            return items
+            return []
         rows = await note_store.incident_statements(self._db, requester, incident.id, kinds=kinds)
-        said = await self._as_items(requester, [r for r in rows if r["scope"] != "user"][:most])
-        shown = {i.id for i in said}
-        return said + [i for i in items if i.id not in shown]
+        return await self._as_items(requester, [r for r in rows if r["scope"] != "user"][:most])
 
     async def _with_earlier(
         self, requester: Requester, query: str, items: list[RecallItem]
@@ -423,6 +438,10 @@ class Recall:
         ranked = await self.recall(requester, query, k=SIMILAR_CANDIDATES)
         items = await self.relevant(requester, query, ranked=ranked)
         if about:
+            # "What do we do now?" under the alert: what the incident already decided and did
+            # is part of the answer, beside the runbook's steps.
+            if not items:
+                items = await self._this_incidents(requester, CURRENT_PLAN)
             return items, await self.similar_incidents(requester, about, similar)
         return items, await self.similar_incidents(requester, query, similar, ranked=ranked)
 

@@ -1,6 +1,7 @@
 """Short questions asked in an incident thread opened by an alert, through the real Bolt stack:
 what the thread said answers "what did we decide?" and "who owns it?", "next steps?" is read
-with the alert, and "seen this before?" under a new alert finds the earlier incident."""
+with the alert (and shows what was decided), and "seen this before?" under a new alert finds
+the earlier incident."""
 
 from __future__ import annotations
 
@@ -82,6 +83,8 @@ async def test_next_steps_under_an_alert_gets_that_alerts_fix(
     root = await worked_thread(bot, driver)
     text = await ask(driver, slack, INCIDENT, root, "next steps?")
     assert text.startswith("*cpu-throttling-high › Mitigation"), text[:200]
+    # … and what the thread already decided, under the runbook's steps.
+    assert "raise the api CPU limit to 2 cores" in text.split("*Runbooks*")[0]
 
 
 async def test_seen_this_before_under_a_new_alert_finds_the_earlier_incident(

@@ -46,6 +46,8 @@ def test_a_question_about_what_the_team_said_or_did_is_told_from_how_to_question
         "how long has it been down?",
         "who said we can roll back?",
         "when did we decide we should fail over?",
+        "which alert fired?",
+        "which deploy broke checkout?",
     ):
         assert asks_what_happened(asked), asked
     for asked in (
@@ -68,6 +70,9 @@ def test_a_question_about_what_the_team_said_or_did_is_told_from_how_to_question
         "pods crashlooping, what do we do?",
         "how do we roll back checkout?",
         "what is KubeHpaMaxedOut?",
+        "which pods are crashlooping?",
+        "what is expected here?",
+        "which runbook covers disk full?",
     ):
         assert not asks_what_happened(asked), asked
 
