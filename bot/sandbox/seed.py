@@ -111,8 +111,18 @@ CURRENT_THREAD = [
     (ONCALL, "DB connections at 96% of the pool; no change in traffic volume.", True),
     (APPROVER, "Let's check whether v2.31 changed the pool settings before rolling back.", True),
 ]
+# The next day's thread opens the way most do: the alerting integration posts, people reply.
+NEXT_DAY_ALERT = [
+    {
+        "fallback": "[FIRING:1] KubePodCrashLooping search/search-api",
+        "title": "[FIRING:1] KubePodCrashLooping search/search-api",
+        "text": "Pod search/search-api-6d9c is restarting repeatedly (CrashLoopBackOff).",
+        "color": "danger",
+        "fields": [{"title": "severity", "value": "warning", "short": True}],
+    }
+]
 NEXT_DAY_THREAD = [
-    (ENGINEER, "search-api 5xx rate at 12% after the index rebuild started at 02:00.", False),
+    (ENGINEER, "search-api 5xx rate at 12% after the index rebuild started at 02:00.", True),
     (ONCALL, "Pods are OOMKilled during the rebuild; memory limit is 2Gi.", True),
 ]
 PRIVATE_THREAD = [
@@ -126,10 +136,10 @@ PRIVATE_THREAD = [
 
 
 async def _converse(
-    driver: SlackDriver, channel: str, lines: list[tuple[str, str, bool]]
+    driver: SlackDriver, channel: str, lines: list[tuple[str, str, bool]], root: str = ""
 ) -> tuple[str, int]:
-    """Post a conversation as people would; returns the root's ts and how many were posted."""
-    root = ""
+    """Post a conversation as people would (replies under `root`, when it is already posted);
+    returns the root's ts and how many were posted."""
     for user, text, reply in lines:
         msg, _ = await driver.post(channel, user, text, thread_ts=root if reply else None)
         root = root or msg.ts
@@ -174,7 +184,8 @@ async def play(driver: SlackDriver, runtime: Runtime) -> None:
 
     # "The next day": opened after the digest, so it is still quiet for the first mention.
     await driver.command(NEXT_DAY, ENGINEER, "open sev3 Search 5xx during index rebuild")
-    root, n = await _converse(driver, NEXT_DAY, NEXT_DAY_THREAD)
-    await _captured(runtime, team, NEXT_DAY, root, n)
+    alert, _ = await driver.app_post(NEXT_DAY, "Alertmanager", "", attachments=NEXT_DAY_ALERT)
+    root, n = await _converse(driver, NEXT_DAY, NEXT_DAY_THREAD, root=alert.ts)
+    await _captured(runtime, team, NEXT_DAY, root, n + 1)
     await jobs.index_vectors()  # what the scheduler does each minute: meaning search works now
     ws.ephemerals.clear()  # the seeding's own confirmations are nobody's to read

@@ -499,6 +499,7 @@ def _message(m: Any, ws: Workspace) -> Json:
         "bot": bool(m.bot_id),
         "text": m.text,
         "blocks": m.blocks,
+        "attachments": m.attachments,
         "thread_ts": m.thread_ts,
         "edited": m.edited,
     }

@@ -133,3 +133,23 @@ async def test_the_save_shortcut_opens_a_modal_and_app_home_deletes_what_was_sav
     await open_channel(page, "inc-101-checkout-latency")
     assert "since the 14:05 deploy" in await page.inner_text("#messages")
     assert await page.locator("article.ephemeral").count() == 0
+
+
+async def test_an_alertmanager_post_shows_as_the_app_and_a_question_under_it_gets_its_runbook(
+    page: Any, sandbox: Sandbox
+) -> None:
+    """#inc-102 opens with Alertmanager's attachment: shown with its title and the APP mark;
+    "what do we do now?" in its thread is answered with that alert's runbook."""
+    await page.locator("#channel-list a").first.wait_for()
+    await open_channel(page, "inc-102-search-errors")
+    alert = page.locator("#messages article.msg").filter(has_text="KubePodCrashLooping")
+    await alert.wait_for()
+    head = await alert.locator(".msg-head").inner_text()
+    assert "Alertmanager" in head and "APP" in head
+    assert await alert.locator(".attachment.danger .attachment-title").count() == 1
+    await alert.locator("button:has-text('Reply in thread')").click()
+    await page.fill("#thread-input", "@opsmemory what do we do now?")
+    await page.press("#thread-input", "Enter")
+    answer = page.locator("#thread-messages article.msg.bot").filter(has_text="Runbooks")
+    await answer.first.wait_for(timeout=30_000)
+    assert "pod-crashloop" in await answer.first.inner_text()

@@ -260,6 +260,19 @@ function timeOf(ts) {
   return d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
 }
 
+// An alerting app's legacy attachment (Alertmanager's Slack receiver): colour bar, title, text, fields.
+function attachmentEl(a) {
+  const tone = a.color === "danger" || a.color === "good" || a.color === "warning" ? ` ${a.color}` : "";
+  const box = el("div", `attachment${tone}`);
+  if (a.title) box.appendChild(el("div", "attachment-title", mrkdwn(a.title)));
+  if (a.text) box.appendChild(el("div", "bk-text", mrkdwn(a.text)));
+  for (const f of a.fields || []) {
+    box.appendChild(el("div", "bk-text", `<b>${esc(f.title || "")}</b> ${mrkdwn(f.value || "")}`));
+  }
+  if (!a.title && !a.text && a.fallback) box.appendChild(el("div", "bk-text", mrkdwn(a.fallback)));
+  return box;
+}
+
 function messageEl(m, channelId, { inThread = false, replies = [] } = {}) {
   const row = el("article", `msg${m.bot ? " bot" : ""}${m.ephemeral ? " ephemeral" : ""}`);
   row.dataset.ts = m.ts;
@@ -271,7 +284,8 @@ function messageEl(m, channelId, { inThread = false, replies = [] } = {}) {
   row.appendChild(head);
   const where = { channel: channelId, message_ts: m.ts };
   if (m.blocks && m.blocks.length) row.appendChild(blocksEl(m.blocks, where));
-  else row.appendChild(el("div", "bk-text", mrkdwn(m.text)));
+  else if (m.text || !(m.attachments || []).length) row.appendChild(el("div", "bk-text", mrkdwn(m.text)));
+  for (const a of m.attachments || []) row.appendChild(attachmentEl(a));
   if (!m.ephemeral) {
     const tools = el("div", "msg-tools");
     if (!inThread) {
