@@ -3,22 +3,34 @@ they say and who said it, read from Slack's payload.
 
 Alerting integrations put the words in `attachments` (title, text, fields) or `blocks`, and
 often repeat them in `text` as a fallback; the alert that opens a thread is what a person
-asking "what do we do?" under it is asking about, so it is read like a person's message.
+asking "what do we do?" under it is asking about, so it is read like a person's message (but
+filed as plain talk: an alert decides nothing). Link previews (unfurls) are not the app's words
+and are skipped; so is anything that carries opsmemory's own footer (another app re-posting an
+answer would have memory quote itself).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
 #: Shown for an app that names itself nowhere in the payload.
 UNNAMED_APP = "an app"
+#: Appended to an app's name wherever it is shown as an author: a webhook may post under any
+#: name it likes, a person's included.
+APP_MARK = " (app)"
+#: The last line of every opsmemory answer (`bot.answer.render`): text holding it is ours.
+OWN_FOOTER = "opsmemory · "
+#: Pieces shorter than this are never dropped as repeats of a longer one ("api", "critical").
+_SHORT = 16
+_UNFURL_KEYS = ("from_url", "original_url", "is_app_unfurl", "app_unfurl_url")
 
 
 @dataclass(frozen=True)
 class AppMessage:
-    """Another app's message: its bot id (its durable identity), the name it posts under, and
-    its words (text, attachments and blocks, each said once)."""
+    """Another app's message: its bot id (its durable identity), the name it is shown under
+    (marked as an app), and its words (text, attachments and blocks, each said once)."""
 
     bot_id: str
     name: str
@@ -31,10 +43,12 @@ def from_event(
     own_bot_id: str | None,
     own_user_id: str | None,
     team_id: str | None,
+    shared_channel: bool = False,
 ) -> AppMessage | None:
     """The app message in `message` (an event, or a `message_changed` event's `message`);
-    None when a person wrote it, this bot did, or an app of another organisation (a Slack
-    Connect channel) did."""
+    None when a person wrote it, this bot did, or an app of another organisation did (a
+    Slack Connect channel: any team the payload names must be ours, and in a shared channel a
+    payload naming no team is refused)."""
     bot_id = message.get("bot_id")
     if not isinstance(bot_id, str) or not bot_id:
         return None
@@ -42,20 +56,31 @@ def from_event(
         return None
     found = message.get("bot_profile")
     profile: dict[str, Any] = found if isinstance(found, dict) else {}
-    app_team = profile.get("team_id")
-    if team_id and isinstance(app_team, str) and app_team and app_team != team_id:
+    teams = {
+        t
+        for t in (profile.get("team_id"), message.get("user_team"), message.get("source_team"))
+        if isinstance(t, str) and t
+    }
+    if team_id and teams - {team_id}:
         return None
-    name = message.get("username") or profile.get("name") or UNNAMED_APP
-    return AppMessage(bot_id=bot_id, name=str(name)[:80], text=words(message))
+    if shared_channel and not teams:
+        return None
+    text = words(message)
+    if OWN_FOOTER in text:
+        return None
+    name = profile.get("name") or message.get("username") or UNNAMED_APP
+    return AppMessage(bot_id=bot_id, name=f"{str(name)[:80]}{APP_MARK}", text=text)
 
 
 def words(message: dict[str, Any]) -> str:
     """Every distinct piece of text the message shows, in reading order: its text, then each
     attachment's pretext, title, text and fields, then its blocks; a piece already said
-    (Slack's fallback copies) is not repeated."""
+    (Slack's fallback copies) is not repeated, and link previews are left out."""
     pieces: list[str] = []
     _add(pieces, message.get("text"))
     for att in _dicts(message.get("attachments")):
+        if any(att.get(k) for k in _UNFURL_KEYS):
+            continue
         before = len(pieces)
         for key in ("pretext", "title", "text"):
             _add(pieces, att.get(key))
@@ -88,17 +113,29 @@ def _block(pieces: list[str], block: dict[str, Any]) -> None:
 
 
 def _rich_text(elements: Any) -> str:
-    """The characters a rich_text block shows (sections, lists, quotes, preformatted)."""
+    """The characters a rich_text block shows: sections, list items, quotes and preformatted
+    text each on their own line; links by their label, people and channels as Slack marks
+    them up (escaped later like any stored text)."""
     out: list[str] = []
     for el in _dicts(elements):
-        if el.get("type") in ("text", "link") and isinstance(el.get("text"), str):
+        kind = el.get("type")
+        if kind == "text" and isinstance(el.get("text"), str):
             out.append(el["text"])
-        elif el.get("type") == "link" and isinstance(el.get("url"), str):
-            out.append(el["url"])
+        elif kind == "link":
+            label = el.get("text") or el.get("url")
+            out.append(str(label) if label else "")
+        elif kind == "user" and isinstance(el.get("user_id"), str):
+            out.append(f"<@{el['user_id']}>")
+        elif kind == "channel" and isinstance(el.get("channel_id"), str):
+            out.append(f"<#{el['channel_id']}>")
+        elif kind == "usergroup" and isinstance(el.get("usergroup_id"), str):
+            out.append(f"<!subteam^{el['usergroup_id']}>")
+        elif kind == "emoji" and isinstance(el.get("name"), str):
+            out.append(f":{el['name']}:")
         elif "elements" in el:
             inner = _rich_text(el.get("elements"))
             if inner:
-                out.append(inner + ("\n" if el.get("type") != "rich_text_section" else ""))
+                out.append(inner + "\n")
     return "".join(out).strip()
 
 
@@ -108,16 +145,31 @@ def _text_of(obj: Any) -> str | None:
     return None
 
 
+_LINK_LABEL = re.compile(r"<[^<>|]*\|([^<>]*)>")
+_MARKUP = re.compile(r"[*_~`]")
+
+
+def _plain(text: str) -> str:
+    """`text` as read, for telling repeats apart: link labels for links, no emphasis marks."""
+    return " ".join(_MARKUP.sub("", _LINK_LABEL.sub(r"\1", text)).split())
+
+
 def _add(pieces: list[str], value: Any) -> None:
-    if not isinstance(value, str):
+    """Add `value` unless it repeats what is there: an equal piece, or (for a piece long enough
+    not to be a coincidence) one inside a longer piece; a longer piece replaces every shorter
+    one it contains."""
+    if not isinstance(value, str) or not (value := value.strip()):
         return
-    value = value.strip()
-    if not value or any(value in p for p in pieces):
+    plain = _plain(value)
+    shown = [_plain(p) for p in pieces]
+    if plain in shown or (len(plain) >= _SHORT and any(plain in s for s in shown)):
         return
-    for i, p in enumerate(pieces):
-        if p in value:  # a fallback line that the fuller text repeats: keep the fuller one
-            pieces[i] = value
-            return
+    inside = [i for i, s in enumerate(shown) if len(s) >= _SHORT and s in plain]
+    if inside:
+        pieces[inside[0]] = value
+        for i in reversed(inside[1:]):
+            del pieces[i]
+        return
     pieces.append(value)
 
 

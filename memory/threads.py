@@ -33,7 +33,7 @@ from memory.store import notes as note_store
 from memory.store import subjects as subject_store
 from memory.store import threads as store
 from memory.store.audit import finding_counts, findings_list_json, write_audit
-from memory.subjects import Author, SlackIdentity, Subjects
+from memory.subjects import Author, SlackIdentity, Subjects, is_app_subject
 
 if TYPE_CHECKING:
     from memory.notes.notes import Notes
@@ -119,6 +119,7 @@ class Threads:
         incident: str | None = None,
         turn: Callable[[], Awaitable[None]] | None = None,
         asks_bot: bool = False,
+        plain: bool = False,
     ) -> CapturedMessage | None:
         """Store one message (redacted); None when it has no text. A repeat returns the first.
 
@@ -126,7 +127,8 @@ class Threads:
         `turn`, when given, is awaited after redaction and before the write: the caller's way
         to keep a channel's messages stored in their order while redaction runs side by side.
         `asks_bot`: a question to the bot, stored in its thread but never a note, and left out
-        of the thread's roll-up."""
+        of the thread's roll-up. `plain`: filed as plain talk whatever its words say (an app's
+        alert states no decision, owner or fix)."""
         if ctx.scope != "channel" or ctx.channel_id is None:
             raise NotChannelMemory()
         if not text.strip():
@@ -173,15 +175,20 @@ class Threads:
             raise UnknownItem(ts)
         message = _message(row)
         if incident is not None and not asks_bot:
-            await self._remember(ctx, message, incident)
+            await self._remember(ctx, message, incident, plain=plain)
         return message
 
-    async def _remember(self, ctx: WriteContext, message: CapturedMessage, incident: str) -> None:
-        """Save the captured (already redacted) message as a note of the kind it states; the
-        note keeps the words as said (a "root cause:" label is searchable), shown without it."""
+    async def _remember(
+        self, ctx: WriteContext, message: CapturedMessage, incident: str, *, plain: bool = False
+    ) -> None:
+        """Save the captured (already redacted) message as a note of the kind it states (plain
+        talk when `plain`); the note keeps the words as said (a "root cause:" label is
+        searchable), shown without it."""
         if self._notes is None:
             return
         statement = classify(message.text, author=ctx.author.display_name)
+        if plain:
+            statement = replace(statement, kind="note", owner=None)
         ctx = replace(ctx, source_ts=message.ts)
         try:
             # Vectors come from the index_vectors job within a minute (keyword recall finds the
@@ -281,9 +288,10 @@ class Threads:
             permalink=old["permalink"],
             source_ts=old["source_ts"],
         )
-        statement = classify(text, author=author.display_name)
+        # An app's post stays plain talk after its update, as when it was first posted.
+        kind = "note" if is_app_subject(author.subject_id) else classify(text).kind
         try:
-            draft = NoteDraft(ctx, text, statement.kind, old["incident_id"])
+            draft = NoteDraft(ctx, text, kind, old["incident_id"])
             await self._notes.save_many([draft], vectors_later=True)
         except ValidationError:
             log.info("message_not_noted", extra={"channel": old["channel_id"]})

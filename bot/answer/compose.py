@@ -155,10 +155,11 @@ class Answering:
     async def compose(self, q: Question) -> Answer:
         """The deterministic cited answer (no LLM): always available, always cited."""
         timings: dict[str, float] = {}
-        about = await self._thread_opening(q)
+        opening = await self._thread_opening(q)
+        vague = opening is not None and names_nothing(q.text)
         (memories, similar), hits, mine, episodes = await asyncio.gather(
-            self._timed(timings, "recall", self._memories(q, about)),
-            self._timed(timings, "runbooks", self._runbooks(q, about)),
+            self._timed(timings, "recall", self._memories(q, opening, vague=vague)),
+            self._timed(timings, "runbooks", self._runbooks(q, opening if vague else None)),
             self._timed(timings, "profile", self._profile(q)),
             self._timed(timings, "episodes", self._past_threads(q)),
         )
@@ -198,14 +199,16 @@ class Answering:
             timings[name] = (time.perf_counter() - started) * 1000
 
     async def _memories(
-        self, q: Question, about: str | None
+        self, q: Question, opening: str | None, *, vague: bool
     ) -> tuple[list[Source], list[SimilarIncident]]:
         """What memory says that answers the question: only items above the relevance floor,
         from this incident first but from any the asker may see, each labelled with what it
         is, who said it and when, linked to where it was said; and the past incidents like it
-        (one search serves both), or like what the thread opened with (`about`) when the
+        (one search serves both), read with what the thread opened with (`opening`) when the
         question names nothing ("seen this before?")."""
-        items, matches = await self._recall.answer(q.requester, q.text, similar=3, about=about)
+        items, matches = await self._recall.answer(
+            q.requester, q.text, similar=3, opening=opening, vague=vague
+        )
         # Recall returns notes; episodes and profile facts come from their own stages below.
         memories = [
             Source(
@@ -262,19 +265,23 @@ class Answering:
         return _runbook_sources(top, see_also(top, others), confidence=result.confidence)
 
     async def _thread_opening(self, q: Question) -> str | None:
-        """What a question that names nothing ("what do we do now?", "next steps?", "seen this
-        before?") asked in a thread is about: the thread's first message (an alert, a report),
-        its first lines, as the asker may see it; None for any other question. Runbook search
-        and similar incidents read it before the question; memory reads the question alone."""
-        if len(stems(q.text) - _NAMES_NOTHING) > VAGUE_WORDS or q.asked_ts in (
-            None,
-            q.thread.thread_ts,
-        ):
+        """The first message of the thread a question is asked in (an alert, a report), its
+        first lines, as the asker may see it; None at the top of a channel. A question that
+        names nothing ("what do we do now?", "next steps?", "seen this before?") is about it:
+        runbook search and similar incidents read it before the question, and memory reads it
+        for what "it" is ("why did it fill up?")."""
+        if q.asked_ts in (None, q.thread.thread_ts):
             return None
         opened = await self._recall.said_in(q.requester, q.thread.channel_id, q.thread.thread_ts)
         # The opening's first lines say what it is about; a long paste must not make the
         # search refuse the question (its query cap).
         return runbook_text.lead(opened, CONTEXT_CHARS) if opened else None
+
+
+def names_nothing(question: str) -> bool:
+    """Whether a question names no subject of its own ("next steps?", "any ideas?", "what do
+    we do now?"): at most `VAGUE_WORDS` content words besides those that only ask for help."""
+    return len(stems(question) - _NAMES_NOTHING) <= VAGUE_WORDS
 
 
 def _similar(matches: list[IncidentMatch], *, here: str | None) -> list[SimilarIncident]:

@@ -1,5 +1,6 @@
-"""message events in incident channels: store every human message (redacted) as it arrives and
-apply edits and deletions, so summaries never read history back from Slack."""
+"""message events in incident channels: store every person's message and every other app's post
+(redacted) as it arrives and apply edits and deletions, so summaries never read history back
+from Slack."""
 
 from __future__ import annotations
 
@@ -45,7 +46,7 @@ async def _on_message(
     team, channel = context.team_id, event.get("channel", "")
     subtype = event.get("subtype")
     if event.get("bot_id") or subtype == "bot_message":
-        app = _app(event, context)
+        app = await _app(event, context, channel, deps=deps)
         if app is not None and subtype in (None, "bot_message"):
             await _capture_app(team, event, app, client, ticket, deps=deps)
         return
@@ -53,7 +54,7 @@ async def _on_message(
         new = event.get("message") or {}
         if new.get("bot_id"):
             # Another app updating its own post ("FIRING" to "RESOLVED"); never this bot's.
-            app = _app(new, context)
+            app = await _app(new, context, channel, deps=deps)
             if app is not None:
                 await ticket.turn()
                 await deps.threads.edit(team, channel, new.get("ts", ""), app.text)
@@ -109,13 +110,20 @@ async def _on_message(
     deps.metrics.redaction_latency.observe(time.perf_counter() - started)
 
 
-def _app(message: dict[str, Any], context: Any) -> AppMessage | None:
-    """Another app's message in `message`; None for this bot's own posts."""
+async def _app(
+    message: dict[str, Any], context: Any, channel: str, *, deps: Deps
+) -> AppMessage | None:
+    """Another app's message in `message`; None for this bot's own posts and for apps of
+    another organisation (`bot.app_messages.from_event`)."""
+    if not channel or channel.startswith("D"):
+        return None
+    info = await deps.channels.get(channel)
     return from_event(
         message,
         own_bot_id=context.get("bot_id"),
         own_user_id=context.get("bot_user_id"),
         team_id=context.team_id,
+        shared_channel=info.is_ext_shared,
     )
 
 
@@ -154,6 +162,7 @@ async def _capture_app(
         text=app.text,
         turn=ticket.turn,
         incident=incident.id,
+        plain=True,  # an alert decides, owns and fixes nothing: plain talk, not a statement
     )
     deps.metrics.redaction_latency.observe(time.perf_counter() - started)
 

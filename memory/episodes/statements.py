@@ -35,7 +35,9 @@ _LABEL = re.compile(
 # "AI-3: …" at the very start names an action item: it is one, whatever cue its words hold
 # ("pins the root CA instead of the intermediate" describes the fix, it corrects nothing). The
 # id stays in the text: later messages refer to the item by it.
-_ITEM_ID = re.compile(r"^\s*[*_`]*ai(?:[ -]?\d+)?[*_`]*\s*[:\-–—]", re.I)
+# A bare "AI:" (no number) opens one only with a colon and when it asks nothing ("AI: do we
+# have a runbook?" is a question; "AI-assisted triage…" is no label at all).
+_ITEM_ID = re.compile(r"^\s*[*_`]*ai(?:[ -]?\d+[*_`]*\s*[:\-–—]|[*_`]*\s*:(?!.*\?\s*$))", re.I)
 
 # Cues anywhere in the text, strongest first; the first kind that matches wins.
 _CUES: tuple[tuple[StatementKind, re.Pattern[str]], ...] = (
@@ -81,9 +83,10 @@ _CUES: tuple[tuple[StatementKind, re.Pattern[str]], ...] = (
         re.compile(
             r"\bmitigat\w*|\brolled back\b|\brolling back\b|\brollback\b|\breverted\b"
             r"|\breverting\b|\bfail(?:ed)? ?over\b|\bscaled (?:out|up)\b|\brestarted\b"
-            r"|\bworkaround\b|\bhot ?fix\b|\bpaused\b|\bdisabled\b|\bpatched\b|\bresized\b"
-            # "done `kubectl … patch …`": a command someone ran about it
-            r"|\b(?:done|ran|applied|running)\b[,:]?\s*`",
+            r"|\bworkaround\b|\bhot ?fix\b|\bpaused\b|\bdisabled\b|\bresized\b"
+            # "done `kubectl … patch …`": a command that changed something, said as done
+            r"|\b(?:done|ran|applied)\b[,:]?\s*`[^`]*\b(?:patch|rollout|scale|rollback|undo"
+            r"|delete|drain|cordon|uncordon|restart|set|apply|upgrade|annotate|label)\b",
             re.I,
         ),
     ),

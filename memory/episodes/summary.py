@@ -101,6 +101,8 @@ def summarise(messages: Sequence[Line], names: Mapping[str, str] | None = None) 
     root_cause: str | None = None
     status: str | None = None
     for message in messages:
+        if is_app_subject(message.author_subject_id):
+            continue  # an alert states no decision, fix or status: what happened at most
         author = names.get(message.author_subject_id)
         for sentence in _SENTENCE.split(message.text):
             if not sentence.strip():

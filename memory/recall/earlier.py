@@ -27,8 +27,8 @@ _KINDS: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = (
     (
         ("action",),
         re.compile(
-            r"\b(?:action items?|follow[- ]?ups?|to-?dos?|owners?"
-            r"|who (?:owns|owned|took|is doing|is taking|will do))\b",
+            r"\b(?:action items?|follow[- ]?ups?|to-?dos?"
+            r"|who (?:owns|owned|is doing|is taking|will do))\b",
             re.I,
         ),
     ),

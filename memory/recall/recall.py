@@ -36,7 +36,7 @@ from memory.scopes import Requester, visible_partitions
 from memory.store import notes as note_store
 from memory.store.vectors import VectorTable
 from memory.store.visibility import public_channels
-from memory.text import Mode, rrf, stems
+from memory.text import Mode, expand_identifiers, rrf, stems
 
 if TYPE_CHECKING:
     from memory.embedding.embedder import Embedder
@@ -281,8 +281,10 @@ class Recall:
         incident: str | None = None,
         mode: Mode | None = None,
         ranked: list[RecallItem] | None = None,
+        opening: str | None = None,
     ) -> list[RecallItem]:
         """What answers the question, best first: at most a few items, [] below the floor.
+        `opening`: the first message of the thread it is asked in (what "it" is about).
 
         Each ranked candidate gets the floor's probability of being evidence; a later
         correction of a kept item (same channel, same subject) is put right above it and the
@@ -298,7 +300,7 @@ class Recall:
         ranked = self._focused(requester, ranked)[: self._config.candidates]
         if floor is None:
             return await self._with_this_incident(
-                requester, query, await self._with_earlier(requester, query, ranked)
+                requester, query, await self._with_earlier(requester, query, ranked), opening
             )
         # An item the vector pass did not see (no vector yet: the index job embeds new notes
         # within a minute) is judged by the model fitted without similarity.
@@ -328,32 +330,47 @@ class Recall:
         most = floor.most + len(parts) - 1
         items = (await self._with_corrections(requester, kept))[:most]
         items = await self._with_earlier(requester, query, items)
-        return await self._with_this_incident(requester, query, items)
+        return await self._with_this_incident(requester, query, items, opening)
 
     async def _with_this_incident(
-        self, requester: Requester, query: str, items: list[RecallItem]
+        self,
+        requester: Requester,
+        query: str,
+        items: list[RecallItem],
+        opening: str | None = None,
     ) -> list[RecallItem]:
         """ "What did we decide?", "who owns it?", "why did it fill up?" asked in an incident's
         channel are about that incident. A question that names only the kind of statement
         (no topic words) is answered by the incident's newest statements of that kind, ahead
-        of what search found elsewhere; one with a topic, only when search found nothing that
-        passes the floor. They name the kind, not the words a statement holds ("decide" is in
-        no decision), so search alone misses them."""
+        of what search found elsewhere. One with topic words, only when search found nothing
+        that passes the floor, and only by statements that, with the incident's subject (its
+        title, the thread's `opening`), account for every topic word: "why did it fill up?"
+        under a FillingUp alert gets the root cause; "who owns the payments service?" does not
+        get the incident's action items. Kind words are in no statement ("decide" is in no
+        decision), so search alone misses these."""
         kinds = asked_kinds(query)
         if not kinds or about_an_earlier_incident(query):
             return items
-        if items and topic_words(query):
+        topic = topic_words(query)
+        if items and topic:
             return items
-        said = await self._this_incidents(requester, kinds)
+        said = await self._this_incidents(requester, kinds, topic=topic, opening=opening)
         shown = {i.id for i in said}
         return said + [i for i in items if i.id not in shown]
 
     async def _this_incidents(
-        self, requester: Requester, kinds: tuple[str, ...], *, most: int = 2
+        self,
+        requester: Requester,
+        kinds: tuple[str, ...],
+        *,
+        topic: set[str] | frozenset[str] = frozenset(),
+        opening: str | None = None,
+        most: int = 2,
     ) -> list[RecallItem]:
         """The newest statements of `kinds` of the incident whose channel the question is asked
-        in ([] outside one), a later correction above what it corrects. Never personal rows
-        (the answer is shared)."""
+        in ([] outside one) that cover the `topic` words left uncovered by the incident's
+        subject; a later correction above what it corrects. Never personal rows (the answer is
+        shared)."""
         if not requester.channel_id:
             return []
         from memory.incidents import Incidents
@@ -364,7 +381,11 @@ class Recall:
         if incident is None:
             return []
         rows = await note_store.incident_statements(self._db, requester, incident.id, kinds=kinds)
-        return await self._as_items(requester, [r for r in rows if r["scope"] != "user"][:most])
+        shared = [r for r in rows if r["scope"] != "user"]
+        if topic:
+            left = set(topic) - stems(expand_identifiers(f"{incident.title}\n{opening or ''}"))
+            shared = [r for r in shared if left <= stems(expand_identifiers(str(r["text"])))]
+        return await self._as_items(requester, shared[:most])
 
     async def _with_earlier(
         self, requester: Requester, query: str, items: list[RecallItem]
@@ -429,19 +450,27 @@ class Recall:
         return out
 
     async def answer(
-        self, requester: Requester, query: str, *, similar: int = 3, about: str | None = None
+        self,
+        requester: Requester,
+        query: str,
+        *,
+        similar: int = 3,
+        opening: str | None = None,
+        vague: bool = False,
     ) -> tuple[list[RecallItem], list[IncidentMatch]]:
         """`relevant` and `similar_incidents` of one question from one ranking: a mention needs
-        both, and running the search twice doubled its cost. `about`: what a question that
-        names nothing is about (the alert its thread opened with); similar incidents are
-        looked for with it ("seen this before?"), memory still answers the question alone."""
+        both, and running the search twice doubled its cost. `opening`: the first message of
+        the thread the question is asked in. A `vague` question names nothing ("next steps?",
+        "seen this before?"): similar incidents are looked for with the opening before it, and
+        when memory has nothing on the words, what the incident decided and did answers."""
         ranked = await self.recall(requester, query, k=SIMILAR_CANDIDATES)
-        items = await self.relevant(requester, query, ranked=ranked)
-        if about:
+        items = await self.relevant(requester, query, ranked=ranked, opening=opening)
+        if vague and opening:
             # "What do we do now?" under the alert: what the incident already decided and did
             # is part of the answer, beside the runbook's steps.
             if not items:
                 items = await self._this_incidents(requester, CURRENT_PLAN)
+            about = f"{opening}\n{query}"
             return items, await self.similar_incidents(requester, about, similar)
         return items, await self.similar_incidents(requester, query, similar, ranked=ranked)
 

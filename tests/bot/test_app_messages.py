@@ -29,7 +29,7 @@ def test_an_alertmanager_webhook_is_read_from_its_attachment_once() -> None:
     }
     app = from_event(msg, **OWN)
     assert app is not None
-    assert (app.bot_id, app.name) == ("B0AM", "Alertmanager")
+    assert (app.bot_id, app.name) == ("B0AM", "Alertmanager (app)")
     assert app.text == (
         "[FIRING:1] KubePodCrashLooping checkout\n"
         "Pod checkout/api-7 is restarting 3 times / 10 minutes.\n"
@@ -56,6 +56,59 @@ def test_text_repeated_in_blocks_is_said_once_and_the_fuller_copy_kept() -> None
         ],
     }
     assert words(msg) == "Incident #88 triggered: checkout 5xx > 5%\n*Urgency:* high\nvia PagerDuty"
+
+
+def test_short_distinct_values_are_kept_and_every_repeat_of_a_longer_one_goes() -> None:
+    msg = {
+        "text": "disk 91% on db-3",
+        "attachments": [
+            {
+                "title": "disk 91% on db-3 (checkout api-7)",
+                "fields": [{"value": "api"}, {"value": "db-3"}],
+            }
+        ],
+    }
+    assert words(msg) == "disk 91% on db-3 (checkout api-7)\napi\ndb-3"
+
+
+def test_link_previews_are_not_the_apps_words() -> None:
+    msg = {
+        "text": "deploy of checkout v42 failed, see the PR",
+        "attachments": [
+            {"from_url": "https://git.example/pr/9", "title": "Private PR: rotate keys"},
+            {"title": "[FIRING:1] CheckoutDeployFailed"},
+        ],
+    }
+    assert (
+        words(msg) == "deploy of checkout v42 failed, see the PR\n[FIRING:1] CheckoutDeployFailed"
+    )
+
+
+def test_rich_text_lists_and_people_are_read_line_by_line() -> None:
+    msg = {
+        "blocks": [
+            {
+                "type": "rich_text",
+                "elements": [
+                    {
+                        "type": "rich_text_section",
+                        "elements": [
+                            {"type": "user", "user_id": "U0ANA"},
+                            {"type": "text", "text": " steps:"},
+                        ],
+                    },
+                    {
+                        "type": "rich_text_list",
+                        "elements": [
+                            {"type": "rich_text_section", "elements": [{"type": "text", "text": "restart api"}]},
+                            {"type": "rich_text_section", "elements": [{"type": "text", "text": "scale to 4"}]},
+                        ],
+                    },
+                ],
+            }
+        ]
+    }  # fmt: skip
+    assert words(msg) == "<@U0ANA> steps:\nrestart api\nscale to 4"
 
 
 def test_rich_text_blocks_are_read_as_shown() -> None:
@@ -94,6 +147,12 @@ def test_rich_text_blocks_are_read_as_shown() -> None:
             "bot_id": "B0THEIRS",
             "bot_profile": {"name": "Their pager", "team_id": "T0OTHER"},
         },  # an app of another organisation in a shared channel
+        {"text": "their pager", "bot_id": "B0THEIRS", "user_team": "T0OTHER"},
+        {"text": "their pager", "bot_id": "B0THEIRS", "source_team": "T0OTHER"},
+        {  # another app re-posting an opsmemory answer: memory would quote itself
+            "bot_id": "B0TIMELINE",
+            "text": "Memory says: rollback done\nopsmemory · cited, no model used",
+        },
     ],
 )
 def test_people_this_bot_and_other_organisations_apps_are_not_app_messages(
@@ -102,8 +161,21 @@ def test_people_this_bot_and_other_organisations_apps_are_not_app_messages(
     assert from_event(msg, **OWN) is None
 
 
-def test_an_app_is_named_by_its_profile_or_plainly() -> None:
-    named = from_event({"bot_id": "B1", "text": "x", "bot_profile": {"name": "Grafana"}}, **OWN)
+def test_an_app_is_named_by_its_profile_before_the_name_it_posts_under_and_marked_as_an_app() -> (
+    None
+):
+    """A webhook may post as "Alice Smith": what is shown says it is an app."""
+    both = {"bot_id": "B1", "text": "x", "username": "Alice Smith", "bot_profile": {"name": "CI"}}
+    named = from_event(both, **OWN)
+    spoofed = from_event({"bot_id": "B1", "text": "x", "username": "Alice Smith"}, **OWN)
     plain = from_event({"bot_id": "B1", "text": "x"}, **OWN)
-    assert named is not None and named.name == "Grafana"
-    assert plain is not None and plain.name == UNNAMED_APP
+    assert named is not None and named.name == "CI (app)"
+    assert spoofed is not None and spoofed.name == "Alice Smith (app)"
+    assert plain is not None and plain.name == f"{UNNAMED_APP} (app)"
+
+
+def test_in_a_shared_channel_an_app_naming_no_team_is_refused() -> None:
+    msg = {"bot_id": "B1", "text": "[FIRING:1] x"}
+    assert from_event(msg, **OWN, shared_channel=True) is None
+    ours = {**msg, "bot_profile": {"team_id": "T1"}}
+    assert from_event(ours, **OWN, shared_channel=True) is not None

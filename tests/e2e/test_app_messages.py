@@ -64,7 +64,22 @@ async def test_what_an_alert_said_is_recalled_with_the_app_as_its_author(
     (answer,) = await eventually(lambda: slack.workspace.bot_messages(INCIDENT, d.ts))
     shown = str(answer.blocks)
     assert "CPUThrottlingHigh checkout/api" in shown
-    assert "Alertmanager" in shown
+    assert "note · Alertmanager (app)" in shown  # the memory item's label: who said it
+
+
+async def test_an_apps_post_is_plain_talk_whatever_its_words_say(
+    bot: Runtime, driver: SlackDriver
+) -> None:
+    """A pager's "Assigned to Ana" owns nothing and "[RESOLVED]" is no one's status call: an
+    app's post is never filed as an action, decision, mitigation, status or correction."""
+    pager = "Incident #88 triggered: checkout 5xx. Assigned to Ana. Deployment paused."
+    root, _ = await driver.app_post(INCIDENT, "PagerDuty", pager)
+    await finished(bot, answers=0, captured=1)
+    resolved = [{**ALERT[0], "title": "[RESOLVED] CPUThrottlingHigh checkout/api"}]
+    await driver.edit(INCIDENT, root.ts, "", attachments=resolved)
+    await stored_once(bot, lambda t: "[RESOLVED]" in " ".join(t))
+    rows = await bot.deps.db.fetchall("SELECT kind, author_name FROM memory_notes")
+    assert [(r["kind"], r["author_name"]) for r in rows] == [("note", "PagerDuty (app)")]
 
 
 async def test_an_apps_update_replaces_what_it_said(bot: Runtime, driver: SlackDriver) -> None:
@@ -86,14 +101,29 @@ async def stored_once(bot: Runtime, ok: Callable[[list[str]], bool]) -> list[str
 
 
 async def test_this_bots_own_posts_are_never_stored(bot: Runtime, driver: SlackDriver) -> None:
-    """Slack sends a `message` event for the bot's own answers too: memory of its own words
-    would quote itself back as evidence."""
+    """Slack sends `message` events for the bot's own answers too (new, and edited when the
+    model's version replaces the cited one): memory of its own words would quote itself back
+    as evidence. Sent with its bot id, with only its user id, and as an edit. Bolt's own
+    self-event filter drops these first; `from_event`'s check, the second layer, is tested in
+    tests/bot/test_app_messages.py."""
     ws = driver.ws
     own = ws.post(INCIDENT, "Memory says: the rollback to v41 finished", bot=True)
     event = {**own.as_api(), "channel": INCIDENT, "event_ts": own.ts, "channel_type": "channel"}
-    await driver.send_event(driver.envelope(event))
+    by_user = {**event, "bot_id": "B0OTHERID", "user": ws.bot_user_id}
+    edited = {
+        "type": "message",
+        "subtype": "message_changed",
+        "channel": INCIDENT,
+        "ts": ws.next_ts(),
+        "event_ts": ws.next_ts(),
+        "message": {**own.as_api(), "text": "Memory says: the rollback to v40 finished"},
+        "channel_type": "channel",
+    }
+    for sent in (event, by_user, edited):
+        await driver.send_event(driver.envelope(sent))
     await driver.app_post(INCIDENT, "Alertmanager", "", attachments=ALERT)
     await finished(bot, answers=0, captured=1)
+    await eventually(lambda: bot.inflight.idle)
     assert await stored(bot) == [
         "[FIRING:1] CPUThrottlingHigh checkout/api\n"
         "60% throttling of CPU in namespace checkout for container api in the last 15m."
@@ -115,6 +145,7 @@ async def test_apps_outside_incidents_and_of_other_organisations_are_not_stored(
     await driver.send_event(driver.envelope(event))
     await driver.say(INCIDENT, ALICE, "checkout is throttled, looking")
     await finished(bot, answers=0, captured=1)
+    await eventually(lambda: bot.inflight.idle)  # #general's delivery has run to its end too
     assert await stored(bot) == ["checkout is throttled, looking"]
 
 

@@ -619,3 +619,47 @@ async def test_without_the_sql_filter_this_incidents_statements_still_leave_pers
     assert "user" in {r["scope"] for r in rows}
     items = await Recall(db, embedder).relevant(owner, "who is doing it?")
     assert [i.text for i in items] == ["AI: Bob adds the consumer lag alert"]
+
+
+async def _kafka_disk_incident(db, redactor, embedder):  # type: ignore[no-untyped-def]
+    """inc in C1 with a root cause and an action item that share no word with the questions."""
+    incidents, notes = Incidents(db, redactor=redactor), Notes(db, redactor, embedder)
+    inc = await incidents.open(ctx("C1"), title="kafka disk", channel_id="C1")
+    await notes.save(
+        ctx("C1"), "rca: retention change in PR #412 merged without review", "root_cause",
+        incident=inc.id,
+    )  # fmt: skip
+    await notes.save(ctx("C1"), "AI: ravi adds a growth-rate alert", "action", incident=inc.id)
+    return Recall(db, embedder), Requester.full_member("T1/U9", "T1", channel_id="C1")
+
+
+async def test_it_in_a_question_is_what_the_thread_opened_with(db, redactor, embedder):
+    """ "Why did it fill up?" under a KubePersistentVolumeFillingUp alert: "fill" is the
+    alert's word, so the incident's root cause answers; asked with no such opening, the
+    question names something the incident's statements do not say, and nothing is shown."""
+    recall, here = await _kafka_disk_incident(db, redactor, embedder)
+    opening = "[FIRING:1] KubePersistentVolumeFillingUp kafka/data-kafka-2"
+    (cause,) = await recall.relevant(here, "why did it fill up", opening=opening)
+    assert cause.text.startswith("rca: retention change in PR #412")
+    assert await recall.relevant(here, "why did it fill up") == []
+
+
+@pytest.mark.parametrize(
+    ("question", "not_said"),
+    [
+        ("who owns the payments service?", "AI: ravi adds"),
+        ("who is the owner of checkout?", "AI: ravi adds"),
+        ("who took the pager?", "AI: ravi adds"),
+        ("why was the alert silenced?", "rca: retention change"),
+        ("why were we paged at 3am?", "rca: retention change"),
+    ],
+)
+async def test_a_question_about_something_else_gets_none_of_the_incidents_statements(
+    db, redactor, embedder, question, not_said
+):
+    """The action item or root cause the question's kind asks for is not shown: the question
+    names a subject ("the payments service", "silenced") that neither it nor the alert says."""
+    recall, here = await _kafka_disk_incident(db, redactor, embedder)
+    opening = "[FIRING:1] KubePersistentVolumeFillingUp kafka/data-kafka-2"
+    items = await recall.relevant(here, question, opening=opening)
+    assert not any(i.text.startswith(not_said) for i in items), [i.text for i in items]

@@ -26,9 +26,21 @@ def test_a_message_is_read_as_the_statement_it_makes_with_or_without_a_label() -
     assert classify("we decided to freeze deploys").kind == "decision"
     # "AI:" opens an action item as "AI-3:" does; a command someone ran is a mitigation.
     assert classify("AI: ravi adds a growth-rate alert on kafka pvcs").kind == "action"
-    assert classify("ai is overhyped").kind == "note"
     assert classify("done `kubectl -n kafka patch pvc data-kafka-2`").kind == "mitigation"
     assert classify("ran `helm rollback checkout 41`, pods cycling").kind == "mitigation"
+    for chat in (
+        "ai is overhyped",
+        "ai-generated summary says restart the pods",
+        "AI-assisted triage flagged the db",
+        "AI - is this related to the deploy?",
+        "ai: do we have a runbook?",
+        "running `kubectl get pods` now",  # looking is not fixing
+        "ran `df -h`, disk at 91%",
+        "applied `terraform plan`, no diff",
+        "I'm done, `git log` shows nothing new",
+        "the kernel was patched last month, not it",
+    ):
+        assert classify(chat).kind == "note", chat
     assert classify("rolled back to v41, errors stopped").kind == "mitigation"
     assert classify("status: resolved, monitoring for an hour").kind == "status"
     assert classify("scratch that, it's not DNS").kind == "correction"

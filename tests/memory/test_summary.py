@@ -76,3 +76,16 @@ def test_a_thread_only_an_app_posted_in_has_no_participants_yet() -> None:
     s = summarise([Said("1700000000.000100", "[FIRING:1] KubeHpaMaxedOut", "T1/B0ALERTS")])
     assert s.participants == []
     assert "Participants: none yet ·" in s.text
+
+
+def test_an_apps_resolved_alert_is_not_the_threads_status_nor_any_statement() -> None:
+    """Alertmanager auto-resolving is not the team calling it resolved; "Assigned to Ana" in a
+    pager's post owns nothing."""
+    said = [
+        Said("1700000000.000100", "[FIRING:1] KubeHpaMaxedOut search-api", "T1/B0ALERTS"),
+        Said("1700000060.000100", "status: mitigated, watching", "T1/U0ANA"),
+        Said("1700000120.000100", "[RESOLVED] KubeHpaMaxedOut. Assigned to Ana", "T1/B0ALERTS"),
+    ]
+    s = summarise(said)
+    assert s.status == "mitigated, watching"
+    assert s.sections["actions"] == []
