@@ -39,6 +39,8 @@ _LABEL = re.compile(
 # have a runbook?" is a question; "AI-assisted triage…" is no label at all).
 _ITEM_ID = re.compile(r"^\s*[*_`]*ai(?:[ -]?\d+[*_`]*\s*[:\-–—]|[*_`]*\s*:(?!.*\?\s*$))", re.I)
 
+_BARE_ITEM = re.compile(r"^\s*[*_`]*ai[*_`]*\s*:\s*", re.I)
+
 # Cues anywhere in the text, strongest first; the first kind that matches wins.
 _CUES: tuple[tuple[StatementKind, re.Pattern[str]], ...] = (
     (
@@ -127,6 +129,8 @@ def classify(text: str, *, author: str | None = None) -> Statement:
         flat = flat[label.end() :].strip() or flat
     if kind is None and _ITEM_ID.match(flat):
         kind = "action"
+        bare = _BARE_ITEM.match(flat)  # "AI: …" has no number to keep: the label goes
+        flat = flat[bare.end() :].strip() or flat if bare else flat
     if kind is None and flat.rstrip("*_` ").endswith("?"):
         kind = "note"  # a question asks; it does not state
     if kind is None:
@@ -155,10 +159,16 @@ def names_an_owner(text: str) -> bool:
     return _OWNER.search(text) is not None
 
 
+def _bare_item(text: str) -> re.Match[str] | None:
+    """A leading bare "AI:" that labels an action item (not "AI: do we…?", a question)."""
+    return _BARE_ITEM.match(text) if _ITEM_ID.match(text) else None
+
+
 def strip_label(text: str) -> str:
-    """`text` without a leading "decision:"-style label (repeated labels too)."""
+    """`text` without a leading "decision:"-style label (repeated labels too), nor a bare
+    "AI:" (an action item's label when it has no number to be referred to by)."""
     flat = text.strip()
-    while (label := _LABEL.match(flat)) and flat[label.end() :].strip():
+    while (label := _LABEL.match(flat) or _bare_item(flat)) and flat[label.end() :].strip():
         flat = flat[label.end() :].strip()
     return flat
 

@@ -26,6 +26,12 @@ def test_a_message_is_read_as_the_statement_it_makes_with_or_without_a_label() -
     assert classify("we decided to freeze deploys").kind == "decision"
     # "AI:" opens an action item as "AI-3:" does; a command someone ran is a mitigation.
     assert classify("AI: ravi adds a growth-rate alert on kafka pvcs").kind == "action"
+    # A bare "AI:" has no number to be referred to by: shown without it ("Action: AI: …" read
+    # as a doubled label in digests); a numbered one keeps its id.
+    assert classify("AI: ravi adds a growth-rate alert").text == "ravi adds a growth-rate alert"
+    assert strip_label("AI: ravi adds a growth-rate alert") == "ravi adds a growth-rate alert"
+    assert strip_label("AI-3: pin the root CA") == "AI-3: pin the root CA"
+    assert strip_label("ai: do we have a runbook?") == "ai: do we have a runbook?"
     assert classify("done `kubectl -n kafka patch pvc data-kafka-2`").kind == "mitigation"
     assert classify("ran `helm rollback checkout 41`, pods cycling").kind == "mitigation"
     for chat in (
