@@ -38,7 +38,7 @@ _QUESTION: dict[Intent, tuple[re.Pattern[str], re.Pattern[str]]] = {
             # What was done (last time) is what the fix section says to do now; "what did we
             # change?" is triage, not this.
             r"what (?:did|have) (?:we|you|they) (?:do|done|try|tried)",
-            r"what now",
+            r"(?:wh?at|wut) now",
             r"wh?at (?:to )?do(?=\s*(?:[?!.,;]|$|now\b|next\b|here\b))",
             r"how (?:to )?(?:fix|solve|resolve|mitigate|recover|get rid)",
             r"next steps?",

@@ -33,6 +33,8 @@ SHORTHAND: tuple[tuple[str, str], ...] = (
     (r"notready", "not ready"),
     (r"nics?", "network interface"),
     (r"mem", "memory"),
+    # Plain words for what runbooks phrase another way.
+    (r"finish(?:ed|es|ing)?", "complete"),
 )
 _SHORTHAND = [(re.compile(rf"\b(?:{pat})\b", re.IGNORECASE), words) for pat, words in SHORTHAND]
 TYPO_MIN_LETTERS = 6

@@ -38,6 +38,7 @@ from tests.knowledge.conftest import write_corpus
         ("etcd has no leader!! what do", "fix"),
         ("cert expiring tomorrow, what to do", "fix"),
         ("ingester stuck, how fix", "fix"),
+        ("node NotReady wat now", "fix"),  # chat spelling of "what now"
         ("sidecar not ingesting anymore, whats wrong", "diagnose"),
         ("scheduler down, pods pending. where to look", "diagnose"),
         ("What do these numbers mean?", "meaning"),

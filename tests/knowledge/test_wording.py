@@ -12,6 +12,7 @@ def test_shorthand_is_spelled_out_next_to_the_original() -> None:
     assert "PVC (persistent volume claim)" in text
     assert text.endswith("disk full (out of space)")
     assert spelled_out("I am here") == "I am here"  # short words are not guessed at
+    assert spelled_out("job never finished") == "job never finished (complete)"
     assert spelled_out("sts web not ready, cert expired") == (
         "sts (statefulset stateful set) web not ready, cert (certificate) expired"
     )
