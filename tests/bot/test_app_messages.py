@@ -84,55 +84,33 @@ def test_link_previews_are_not_the_apps_words() -> None:
     )
 
 
+def _rich_text(*elements: dict[str, Any]) -> dict[str, Any]:
+    """A message whose one block is rich text made of `elements`."""
+    return {"blocks": [{"type": "rich_text", "elements": list(elements)}]}
+
+
+def _section(*elements: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "rich_text_section", "elements": list(elements)}
+
+
+def _text(text: str) -> dict[str, Any]:
+    return {"type": "text", "text": text}
+
+
 def test_rich_text_lists_and_people_are_read_line_by_line() -> None:
-    msg = {
-        "blocks": [
-            {
-                "type": "rich_text",
-                "elements": [
-                    {
-                        "type": "rich_text_section",
-                        "elements": [
-                            {"type": "user", "user_id": "U0ANA"},
-                            {"type": "text", "text": " steps:"},
-                        ],
-                    },
-                    {
-                        "type": "rich_text_list",
-                        "elements": [
-                            {"type": "rich_text_section", "elements": [{"type": "text", "text": "restart api"}]},
-                            {"type": "rich_text_section", "elements": [{"type": "text", "text": "scale to 4"}]},
-                        ],
-                    },
-                ],
-            }
-        ]
-    }  # fmt: skip
+    msg = _rich_text(
+        _section({"type": "user", "user_id": "U0ANA"}, _text(" steps:")),
+        {
+            "type": "rich_text_list",
+            "elements": [_section(_text("restart api")), _section(_text("scale to 4"))],
+        },
+    )
     assert words(msg) == "<@U0ANA> steps:\nrestart api\nscale to 4"
 
 
-def test_rich_text_blocks_are_read_as_shown() -> None:
-    msg = {
-        "blocks": [
-            {
-                "type": "rich_text",
-                "elements": [
-                    {
-                        "type": "rich_text_section",
-                        "elements": [
-                            {"type": "text", "text": "Deploy of "},
-                            {
-                                "type": "link",
-                                "url": "https://ci.example/88",
-                                "text": "checkout v42",
-                            },
-                            {"type": "text", "text": " failed"},
-                        ],
-                    }
-                ],
-            }
-        ]
-    }
+def test_rich_text_links_are_read_by_their_label() -> None:
+    link = {"type": "link", "url": "https://ci.example/88", "text": "checkout v42"}
+    msg = _rich_text(_section(_text("Deploy of "), link, _text(" failed")))
     assert words(msg) == "Deploy of checkout v42 failed"
 
 
