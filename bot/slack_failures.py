@@ -13,3 +13,14 @@ UNREACHABLE: tuple[type[Exception], ...] = (aiohttp.ClientError, TimeoutError)
 FAILED: tuple[type[Exception], ...] = (SlackApiError, *UNREACHABLE)
 #: A scheduled job's step that may fail on its own without stopping the rest.
 STEP_FAILED: tuple[type[Exception], ...] = (OpsmemoryError, *UNREACHABLE)
+
+
+def slack_error(exc: SlackApiError, default: str = "slack_error") -> str:
+    """Slack's error code in `exc` ("channel_not_found"); for an answer that is not Slack's
+    JSON (an HTTP 5xx from a proxy, a lost reply), "http_<status>". `exc.response.get` raises
+    on such an answer, which turned a Slack outage into a crashed listener."""
+    data = exc.response.data
+    if isinstance(data, dict):
+        return str(data.get("error") or default)
+    status = getattr(exc.response, "status_code", None)
+    return f"http_{status}" if status else default

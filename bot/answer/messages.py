@@ -124,9 +124,9 @@ GUARDED_REQUESTED_EPHEMERAL = (
     "Requested #{id}: `{action}`; its approvers decide it on its message, posted here next."
 )
 GUARDED_POST_DELAYED = (
-    "Request #{id} (`{action}`) is stored, but Slack did not take its message with Approve and "
-    "Deny ({error}). It is tried again every minute until it expires; nothing runs before it is "
-    "approved."
+    "Request #{id} (`{action}`) is stored, but Slack did not confirm its message with Approve "
+    "and Deny ({error}). It is checked and, if missing, posted again every minute until it "
+    "expires; nothing runs before it is approved."
 )
 GUARDED_EXPIRED_UNPOSTED = (
     "Request #{id} (`{action}`) expired before Slack took its message, so nobody could approve "

@@ -14,6 +14,7 @@ from bot.cli import slack_check
 from bot.manifest import BOT_SCOPES
 from bot.preflight import check_runbooks, runbooks_path
 from bot.settings import Settings, SettingsError
+from bot.slack_failures import slack_error
 from memory.errors import OpsmemoryError
 
 Status = Literal["ok", "warn", "FAIL"]
@@ -185,7 +186,7 @@ async def check_approvals(settings: Settings) -> Check:
         except SettingsError as exc:
             problems.extend(exc.problems)
         except SlackApiError as exc:  # e.g. the token was refused: the slack line says why
-            error = exc.response.get("error")
+            error = slack_error(exc)
             return Check("approvals", "warn", f"{line} (not looked up: Slack said {error})")
     if problems:
         raise SettingsError(problems)

@@ -10,6 +10,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.settings import Settings, SettingsError
+from bot.slack_failures import slack_error
 from memory.errors import OpsmemoryError
 
 #: auth.test errors that mean the token itself is wrong, not Slack or the network.
@@ -36,7 +37,7 @@ class BotIdentity:
 
 def refused_token(exc: SlackApiError) -> str | None:
     """The settings line for a call Slack refused because of the token (None: another error)."""
-    error = str(exc.response.get("error", "unknown"))
+    error = slack_error(exc, "unknown")
     if error not in _REFUSED:
         return None
     if str(exc.response.api_url).endswith("apps.connections.open"):
@@ -68,7 +69,7 @@ async def bot_identity(settings: Settings) -> BotIdentity:
         refused = refused_token(exc)
         if refused is not None:
             raise SettingsError([refused]) from None
-        error = str(exc.response.get("error", "unknown"))
+        error = slack_error(exc, "unknown")
         raise OpsmemoryError(
             f"auth.test failed ({error}); try again, or see status.slack.com."
         ) from None
@@ -102,7 +103,7 @@ async def check_approvers(settings: Settings) -> None:
         try:
             user = (await client.users_info(user=user_id))["user"]
         except SlackApiError as exc:
-            if exc.response.get("error") != "user_not_found":
+            if slack_error(exc) != "user_not_found":
                 raise
             unknown.append(user_id)
             continue
@@ -131,7 +132,7 @@ async def check_digest_channel(settings: Settings) -> None:
     try:
         info = (await _bot_client(settings).conversations_info(channel=channel))["channel"]
     except SlackApiError as exc:
-        if exc.response.get("error") != "channel_not_found":
+        if slack_error(exc) != "channel_not_found":
             raise
         raise SettingsError(
             [

@@ -13,7 +13,7 @@ from slack_sdk.errors import SlackApiError
 
 from bot.answer import render
 from bot.directory import write_context
-from bot.slack_failures import UNREACHABLE
+from bot.slack_failures import FAILED, UNREACHABLE, slack_error
 from memory.errors import OpsmemoryError
 from memory.notes.notes import NoteDraft
 
@@ -28,32 +28,51 @@ log = logging.getLogger("opsmemory.guarded")
 _locks: dict[int, asyncio.Lock] = {}
 
 
+#: The message metadata every request message carries: a retry finds the message a lost reply
+#: hid (Slack took the post, the reply never came) instead of posting a second one.
+METADATA_TYPE = "opsmemory_action_request"
+
+
 @dataclass(frozen=True)
 class Posted:
-    """What one attempt to post a request message did: `now` when this call posted it;
-    `failed` names Slack's error (or the network failure) when it could not."""
+    """What one attempt to post a request message did: `now` when this call posted it, or
+    found the message an earlier attempt posted but never heard back about; `failed` names
+    Slack's error (or the network failure) when it could not."""
 
     now: bool = False
     failed: str | None = None
 
 
-async def post(deps: Deps, client: AsyncWebClient, request: Request) -> Posted:
+async def post(
+    deps: Deps, client: AsyncWebClient, request: Request, *, retry: bool = False
+) -> Posted:
     """Post the request message (once per request, while it can still be decided) and remember
     where it is. A refusal or an unreachable Slack leaves the request stored and unposted, for
-    `post_unposted` to retry; the error is logged with the request id."""
+    `post_unposted` to retry (`retry`): a retry first looks for the message by its metadata,
+    since an attempt whose reply was lost may have posted it. Errors are logged with the
+    request id."""
     lock = _locks.setdefault(request.id, asyncio.Lock())
     async with lock:
         request = await deps.guarded.get(request.id)
         if request.message_ts is not None or not _open(deps, request):
             return Posted()
+        if retry and (found := await _posted_before(client, request)) is not None:
+            await deps.guarded.set_message(request.id, found)
+            log.info("guarded_post_found", extra={"request_id": request.id})
+            return Posted(now=True)
         text, blocks = await _render(deps, request)
         await deps.pacer.wait(request.channel_id)
+        metadata = {"event_type": METADATA_TYPE, "event_payload": {"request_id": request.id}}
         try:
             resp = await client.chat_postMessage(
-                channel=request.channel_id, thread_ts=request.thread_ts, text=text, blocks=blocks
+                channel=request.channel_id,
+                thread_ts=request.thread_ts,
+                text=text,
+                blocks=blocks,
+                metadata=metadata,
             )
         except SlackApiError as exc:
-            error = str(exc.response.get("error") or "slack_error")
+            error = slack_error(exc)
         except UNREACHABLE as exc:
             error = type(exc).__name__
         else:
@@ -61,6 +80,36 @@ async def post(deps: Deps, client: AsyncWebClient, request: Request) -> Posted:
             return Posted(now=True)
         log.warning("guarded_post_failed", extra={"request_id": request.id, "error": error})
         return Posted(failed=error)
+
+
+async def _posted_before(client: AsyncWebClient, request: Request) -> str | None:
+    """The ts of a message this bot posted for `request` (found by its metadata in the thread,
+    or in the channel since the request was made); None when there is none or Slack cannot
+    say (then the caller posts, as it did before there was a lookup)."""
+    try:
+        if request.thread_ts:
+            resp = await client.conversations_replies(
+                channel=request.channel_id,
+                ts=request.thread_ts,
+                include_all_metadata=True,
+                limit=200,
+            )
+        else:
+            resp = await client.conversations_history(
+                channel=request.channel_id,
+                oldest=f"{request.created_at.timestamp() - 60:.6f}",
+                include_all_metadata=True,
+                limit=200,
+            )
+    except FAILED:
+        log.info("guarded_lookup_failed", extra={"request_id": request.id})
+        return None
+    for msg in resp.get("messages") or []:
+        meta = msg.get("metadata") or {}
+        payload = meta.get("event_payload") or {}
+        if meta.get("event_type") == METADATA_TYPE and payload.get("request_id") == request.id:
+            return str(msg["ts"])
+    return None
 
 
 def _open(deps: Deps, request: Request) -> bool:
@@ -76,7 +125,7 @@ async def post_unposted(deps: Deps, client: AsyncWebClient) -> int:
     posted = 0
     for request in await deps.guarded.unposted():
         try:
-            posted += (await post(deps, client, request)).now
+            posted += (await post(deps, client, request, retry=True)).now
         except OpsmemoryError as exc:
             log.warning(
                 "guarded_post_skipped",
@@ -99,7 +148,7 @@ async def refresh(deps: Deps, client: AsyncWebClient, request_id: int) -> Reques
                 channel=request.channel_id, ts=request.message_ts, text=text, blocks=blocks
             )
         except SlackApiError as exc:
-            log.warning("guarded_update_failed", extra={"error": exc.response.get("error")})
+            log.warning("guarded_update_failed", extra={"error": slack_error(exc)})
         return request
 
 

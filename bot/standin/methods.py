@@ -78,8 +78,45 @@ def chat_post_message(ws: Workspace, body: Json) -> Json:
         return args
     channel, text, blocks = args
     thread_ts = body.get("thread_ts") or None
-    msg = ws.post(channel, text, thread_ts=thread_ts, blocks=blocks, bot=True)
+    metadata = body.get("metadata")
+    if metadata is not None and not (
+        isinstance(metadata, dict) and isinstance(metadata.get("event_type"), str)
+    ):
+        return _err("invalid_metadata_format")
+    msg = ws.post(channel, text, thread_ts=thread_ts, blocks=blocks, bot=True, metadata=metadata)
     return {"ok": True, "channel": channel, "ts": msg.ts, "message": msg.as_api()}
+
+
+def conversations_history(ws: Workspace, body: Json) -> Json:
+    """A channel's top-level messages, newest first, after `oldest` (metadata on request)."""
+    chan = ws.channels.get(str(body.get("channel", "")))
+    if chan is None:
+        return _err("channel_not_found")
+    oldest = float(body.get("oldest") or 0)
+    meta = _truthy(body.get("include_all_metadata"))
+    msgs = [m for m in chan.messages if m.thread_ts in (None, m.ts) and float(m.ts) > oldest]
+    limit = int(body.get("limit") or 100)
+    shown = [m.as_api(with_metadata=meta) for m in reversed(msgs)][:limit]
+    return {"ok": True, "messages": shown, "has_more": len(msgs) > limit}
+
+
+def conversations_replies(ws: Workspace, body: Json) -> Json:
+    """A thread: its parent, then its replies oldest first (metadata on request)."""
+    chan = ws.channels.get(str(body.get("channel", "")))
+    if chan is None:
+        return _err("channel_not_found")
+    ts = str(body.get("ts", ""))
+    if chan.find(ts) is None:
+        return _err("thread_not_found")
+    meta = _truthy(body.get("include_all_metadata"))
+    msgs = [m for m in chan.messages if m.ts == ts or m.thread_ts == ts]
+    limit = int(body.get("limit") or 1000)
+    shown = [m.as_api(with_metadata=meta) for m in msgs][:limit]
+    return {"ok": True, "messages": shown, "has_more": len(msgs) > limit}
+
+
+def _truthy(value: Any) -> bool:
+    return value is True or str(value).lower() in ("1", "true")
 
 
 def chat_update(ws: Workspace, body: Json) -> Json:
@@ -278,6 +315,8 @@ HANDLERS: dict[str, Callable[[Workspace, Json], Json]] = {
     "chat.postEphemeral": chat_post_ephemeral,
     "chat.getPermalink": chat_get_permalink,
     "conversations.info": conversations_info,
+    "conversations.history": conversations_history,
+    "conversations.replies": conversations_replies,
     "conversations.members": conversations_members,
     "users.info": users_info,
     "users.conversations": users_conversations,

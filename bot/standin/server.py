@@ -39,6 +39,7 @@ class Fault:
     retry_after: int | None = None
     delay_s: float = 0.0
     enforce: bool = False  # refuse calls until retry_after has passed
+    applied: bool = False  # the call takes effect, then its reply is lost (HTTP 500)
 
 
 @dataclass
@@ -102,6 +103,12 @@ class FakeSlack:
         for _ in range(times):
             self._faults[method].append(Fault(status))
 
+    def lose_reply(self, method: str, *, times: int = 1) -> None:
+        """The next `times` calls take effect (a message is posted), then answer HTTP 500: the
+        reply a timeout or a proxy lost, so the caller cannot tell the call worked."""
+        for _ in range(times):
+            self._faults[method].append(Fault(500, applied=True))
+
     def slow(self, method: str, delay_s: float, *, times: int = 1) -> None:
         for _ in range(times):
             self._faults[method].append(Fault(delay_s=delay_s))
@@ -153,6 +160,11 @@ class FakeSlack:
             if limited > 0:
                 return _too_many(math.ceil(limited))
             fault = self._faults[method].popleft() if self._faults.get(method) else None
+            if fault is not None and fault.applied:
+                handler = methods.HANDLERS.get(method)
+                if handler is not None:
+                    handler(self.workspace, body)
+                return web.Response(status=fault.status, text="upstream error")
             if fault is not None:
                 if fault.delay_s:
                     await asyncio.sleep(fault.delay_s)

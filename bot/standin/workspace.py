@@ -72,9 +72,12 @@ class Message:
     reactions: dict[str, list[str]] = field(default_factory=dict)
     username: str | None = None  # another app's name (an incoming webhook's `username`)
     attachments: list[dict[str, Any]] = field(default_factory=list)
+    metadata: dict[str, Any] | None = None  # message metadata (event_type, event_payload)
 
-    def as_api(self) -> dict[str, Any]:
+    def as_api(self, *, with_metadata: bool = False) -> dict[str, Any]:
         msg: dict[str, Any] = {"type": "message", "text": self.text, "ts": self.ts}
+        if with_metadata and self.metadata:
+            msg["metadata"] = self.metadata
         if self.user:
             msg["user"] = self.user
         if self.bot_id:
@@ -208,6 +211,7 @@ class Workspace:
         thread_ts: str | None = None,
         blocks: list[dict[str, Any]] | None = None,
         bot: bool = False,
+        metadata: dict[str, Any] | None = None,
     ) -> Message:
         """Store a message as Slack would (used for both humans and the bot)."""
         msg = Message(
@@ -218,6 +222,7 @@ class Workspace:
             bot_id=self.bot_id if bot else None,
             thread_ts=thread_ts,
             blocks=blocks or [],
+            metadata=metadata,
         )
         self.channels[channel].messages.append(msg)
         return msg

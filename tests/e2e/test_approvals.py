@@ -587,6 +587,33 @@ async def test_a_request_whose_message_slack_refused_is_told_and_posted_by_the_n
     assert len(request_messages(slack)) == 1 and len(receiver.calls) == 1
 
 
+async def test_a_request_message_whose_reply_was_lost_is_found_not_posted_twice(
+    guarded_bot: Callable[..., Any], slack: FakeSlack, receiver: WebhookReceiver
+) -> None:
+    """Slack takes the request message but its reply is lost (HTTP 500 after the post): the
+    bot cannot tell it worked. The retry job finds the message by its metadata instead of
+    posting a second one, and the one message's buttons decide the request, once."""
+    from bot.scheduler import Jobs
+
+    bot = await guarded_bot()
+    slack.lose_reply("chat.postMessage")
+    async with SlackDriver(events_url(bot), SECRET, slack) as d:
+        r = await d.command(INCIDENT, ALICE, "run rollback service=checkout version=v1.4.2")
+        assert "Requested #1" in json.loads(r.body)["text"]
+        (msg,) = await eventually(lambda: request_messages(slack))  # Slack did take it
+        await eventually(
+            lambda: [e for e in slack.workspace.ephemerals_for(ALICE) if "is stored" in e.text]
+        )
+        jobs = Jobs(bot.deps, bot.app.client, team_id=TEAM)
+        assert await jobs.post_unposted_requests() == 1  # found: now known as posted
+        assert await jobs.post_unposted_requests() == 0
+        assert request_messages(slack) == [msg]
+        await click(d, BOSS, msg)
+        await eventually(lambda: receiver.calls)
+        assert "Succeeded · approved by <@U0BOSS>" in state_of(slack, msg)
+    assert len(request_messages(slack)) == 1 and len(receiver.calls) == 1
+
+
 async def test_an_unposted_request_whose_action_left_the_catalogue_does_not_stop_the_others(
     guarded_bot: Callable[..., Any], slack: FakeSlack, monkeypatch: pytest.MonkeyPatch
 ) -> None:
