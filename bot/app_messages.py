@@ -46,9 +46,9 @@ def from_event(
     shared_channel: bool = False,
 ) -> AppMessage | None:
     """The app message in `message` (an event, or a `message_changed` event's `message`);
-    None when a person wrote it, this bot did, or an app of another organisation did (a
-    Slack Connect channel: any team the payload names must be ours, and in a shared channel a
-    payload naming no team is refused)."""
+    None when a person wrote it, this bot did, or it is in a Slack Connect channel
+    (`shared_channel`) and does not name our team as its app's (fail closed: naming no team
+    is refused there)."""
     bot_id = message.get("bot_id")
     if not isinstance(bot_id, str) or not bot_id:
         return None
@@ -61,9 +61,9 @@ def from_event(
         for t in (profile.get("team_id"), message.get("user_team"), message.get("source_team"))
         if isinstance(t, str) and t
     }
-    if team_id and teams - {team_id}:
-        return None
-    if shared_channel and not teams:
+    # Only a Slack Connect channel holds other organisations' posts; elsewhere a team other
+    # than ours is a sibling workspace of our Enterprise Grid org.
+    if shared_channel and (not teams or (team_id and teams - {team_id})):
         return None
     text = words(message)
     if OWN_FOOTER in text:

@@ -83,23 +83,24 @@ async def post(
 
 
 async def _posted_before(client: AsyncWebClient, request: Request) -> str | None:
-    """The ts of a message this bot posted for `request` (found by its metadata in the thread,
-    or in the channel since the request was made); None when there is none or Slack cannot
-    say (then the caller posts, as it did before there was a lookup)."""
+    """The ts of a message this bot posted for `request` (found by its metadata among the
+    thread's or the channel's messages since the request was made); None when there is none
+    or Slack cannot say (then the caller posts, as it did before there was a lookup). Another
+    app's message carrying the same metadata is never adopted."""
+    since = f"{request.created_at.timestamp() - 60:.6f}"
     try:
+        own = (await client.auth_test()).get("bot_id")
         if request.thread_ts:
             resp = await client.conversations_replies(
                 channel=request.channel_id,
                 ts=request.thread_ts,
+                oldest=since,
                 include_all_metadata=True,
                 limit=200,
             )
         else:
             resp = await client.conversations_history(
-                channel=request.channel_id,
-                oldest=f"{request.created_at.timestamp() - 60:.6f}",
-                include_all_metadata=True,
-                limit=200,
+                channel=request.channel_id, oldest=since, include_all_metadata=True, limit=200
             )
     except FAILED:
         log.info("guarded_lookup_failed", extra={"request_id": request.id})
@@ -107,7 +108,12 @@ async def _posted_before(client: AsyncWebClient, request: Request) -> str | None
     for msg in resp.get("messages") or []:
         meta = msg.get("metadata") or {}
         payload = meta.get("event_payload") or {}
-        if meta.get("event_type") == METADATA_TYPE and payload.get("request_id") == request.id:
+        if (
+            own
+            and msg.get("bot_id") == own
+            and meta.get("event_type") == METADATA_TYPE
+            and payload.get("request_id") == request.id
+        ):
             return str(msg["ts"])
     return None
 

@@ -109,7 +109,12 @@ def conversations_replies(ws: Workspace, body: Json) -> Json:
     if chan.find(ts) is None:
         return _err("thread_not_found")
     meta = _truthy(body.get("include_all_metadata"))
-    msgs = [m for m in chan.messages if m.ts == ts or m.thread_ts == ts]
+    oldest = float(body.get("oldest") or 0)
+    msgs = [
+        m
+        for m in chan.messages
+        if (m.ts == ts or m.thread_ts == ts) and (m.ts == ts or float(m.ts) > oldest)
+    ]
     limit = int(body.get("limit") or 1000)
     shown = [m.as_api(with_metadata=meta) for m in msgs][:limit]
     return {"ok": True, "messages": shown, "has_more": len(msgs) > limit}

@@ -86,9 +86,11 @@ _CUES: tuple[tuple[StatementKind, re.Pattern[str]], ...] = (
             r"\bmitigat\w*|\brolled back\b|\brolling back\b|\brollback\b|\breverted\b"
             r"|\breverting\b|\bfail(?:ed)? ?over\b|\bscaled (?:out|up)\b|\brestarted\b"
             r"|\bworkaround\b|\bhot ?fix\b|\bpaused\b|\bdisabled\b|\bresized\b"
-            # "done `kubectl … patch …`": a command that changed something, said as done
-            r"|\b(?:done|ran|applied)\b[,:]?\s*`[^`]*\b(?:patch|rollout|scale|rollback|undo"
-            r"|delete|drain|cordon|uncordon|restart|set|apply|upgrade|annotate|label)\b",
+            r"|(?:^\s*|\b(?:we|i|they|just|have|'ve)\s+)patched\b"
+            # "done `kubectl -n x patch …`": a command that changes something, said as run
+            r"|\b(?:done|ran|applied)\b[,:]?\s*`\s*(?:(?:kubectl|oc)\s+(?:-{1,2}[\w-]+(?:[ =]\S+)?\s+)*"
+            r"(?:patch|rollout|scale|delete|drain|cordon|uncordon|set|apply|annotate|label|edit)"
+            r"|helm\s+(?:rollback|upgrade|uninstall))\b",
             re.I,
         ),
     ),

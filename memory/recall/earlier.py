@@ -96,7 +96,8 @@ _PRESENT_STATE = frozenset({"is", "are"})
 #: "which alert fired", "what pods crashed": one noun may stand between (never a helper verb).
 _WH_PAST = re.compile(
     r"\b(?:who|what|which)\s+(?:(?!(?:is|are|do|does|did|should|can|could|will|would|to)\b)"
-    r"[a-z]+\s+)?(?:\w+ed|said|took|made|broke|ran|went|came|told|found|wrote|saw|knew|fired)\b",
+    r"[a-z]+\s+)?(?:(?!(?:need|feed|speed|seed|bleed|breed|exceed|proceed|succeed)\b)\w+ed"
+    r"|said|took|made|broke|ran|went|came|told|found|wrote|saw|knew|fired)\b",
     re.I,
 )
 _WHO_NOW = re.compile(r"\bwho (?:is|are)\b", re.I)

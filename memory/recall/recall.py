@@ -21,7 +21,12 @@ from memory.incidents import parse_incident_id
 from memory.notes.exchange import WINDOW as EXCHANGE_WINDOW
 from memory.recall.answer_type import holds, wanted
 from memory.recall.clauses import clauses
-from memory.recall.earlier import about_an_earlier_incident, asked_kinds, topic_words
+from memory.recall.earlier import (
+    about_an_earlier_incident,
+    asked_kinds,
+    asks_what_happened,
+    topic_words,
+)
 from memory.recall.floor import FLOORS, Features, FloorConfig, coverage
 from memory.recall.keyword import KeywordConfig, keyword_candidates
 from memory.recall.ranking import (
@@ -467,8 +472,10 @@ class Recall:
         items = await self.relevant(requester, query, ranked=ranked, opening=opening)
         if vague and opening:
             # "What do we do now?" under the alert: what the incident already decided and did
-            # is part of the answer, beside the runbook's steps.
-            if not items:
+            # is part of the answer, beside the runbook's steps. Not for a question that asks
+            # something else ("who owns it?", "was it dns?"): that one says memory has nothing.
+            asks_plan = not asked_kinds(query) and not asks_what_happened(query)
+            if not items and asks_plan:
                 items = await self._this_incidents(requester, CURRENT_PLAN)
             about = f"{opening}\n{query}"
             return items, await self.similar_incidents(requester, about, similar)

@@ -120,23 +120,36 @@ def test_rich_text_links_are_read_by_their_label() -> None:
         {"text": "a person typed this", "user": "U0ANA"},  # no bot id: a person
         {"text": "Memory says: …", "bot_id": "B0BOT"},  # this bot's own post
         {"text": "Memory says: …", "bot_id": "B0OTHERID", "user": "U0BOT"},  # … by its user
-        {
-            "text": "their pager",
-            "bot_id": "B0THEIRS",
-            "bot_profile": {"name": "Their pager", "team_id": "T0OTHER"},
-        },  # an app of another organisation in a shared channel
-        {"text": "their pager", "bot_id": "B0THEIRS", "user_team": "T0OTHER"},
-        {"text": "their pager", "bot_id": "B0THEIRS", "source_team": "T0OTHER"},
         {  # another app re-posting an opsmemory answer: memory would quote itself
             "bot_id": "B0TIMELINE",
             "text": "Memory says: rollback done\nopsmemory · cited, no model used",
         },
     ],
 )
-def test_people_this_bot_and_other_organisations_apps_are_not_app_messages(
-    msg: dict[str, Any],
-) -> None:
+def test_people_and_this_bot_are_not_app_messages(msg: dict[str, Any]) -> None:
     assert from_event(msg, **OWN) is None
+
+
+@pytest.mark.parametrize(
+    "msg",
+    [
+        {"text": "x", "bot_id": "B0THEIRS", "bot_profile": {"team_id": "T0OTHER"}},
+        {"text": "x", "bot_id": "B0THEIRS", "user_team": "T0OTHER"},
+        {"text": "x", "bot_id": "B0THEIRS", "source_team": "T0OTHER"},
+        {"text": "x", "bot_id": "B0THEIRS"},  # names no team: refused, not guessed
+    ],
+)
+def test_in_a_shared_channel_only_our_teams_apps_are_read(msg: dict[str, Any]) -> None:
+    assert from_event(msg, **OWN, shared_channel=True) is None
+    ours = {**msg, "bot_profile": {"team_id": "T1"}, "user_team": "T1", "source_team": "T1"}
+    assert from_event(ours, **OWN, shared_channel=True) is not None
+
+
+def test_outside_shared_channels_a_sibling_grid_workspaces_app_is_read() -> None:
+    """In an Enterprise Grid org a channel can span the org's workspaces; only a Slack Connect
+    channel holds another organisation's posts."""
+    msg = {"text": "[FIRING:1] x", "bot_id": "B0SIB", "bot_profile": {"team_id": "T0SIBLING"}}
+    assert from_event(msg, **OWN) is not None
 
 
 def test_an_app_is_named_by_its_profile_before_the_name_it_posts_under_and_marked_as_an_app() -> (

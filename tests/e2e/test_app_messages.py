@@ -75,6 +75,8 @@ async def test_an_apps_post_is_plain_talk_whatever_its_words_say(
     pager = "Incident #88 triggered: checkout 5xx. Assigned to Ana. Deployment paused."
     root, _ = await driver.app_post(INCIDENT, "PagerDuty", pager)
     await finished(bot, answers=0, captured=1)
+    first = await bot.deps.db.fetchall("SELECT kind FROM memory_notes")
+    assert [r["kind"] for r in first] == ["note"]  # as posted, before any update
     resolved = [{**ALERT[0], "title": "[RESOLVED] CPUThrottlingHigh checkout/api"}]
     await driver.edit(INCIDENT, root.ts, "", attachments=resolved)
     await stored_once(bot, lambda t: "[RESOLVED]" in " ".join(t))
@@ -133,19 +135,24 @@ async def test_this_bots_own_posts_are_never_stored(bot: Runtime, driver: SlackD
 async def test_apps_outside_incidents_and_of_other_organisations_are_not_stored(
     bot: Runtime, driver: SlackDriver
 ) -> None:
+    """#general is no incident; in an incident channel shared with a vendor (Slack Connect),
+    the vendor's pager and an app naming no team are refused, a person's message is kept."""
+    shared = "C0SHARED"
+    driver.ws.add_channel(shared, "inc-45-shared-with-vendor", ext_shared=True, members=[ALICE])
     await driver.app_post(GENERAL, "Alertmanager", "", attachments=ALERT)
-    foreign = driver.ws.post_app(INCIDENT, "Their pager", app="Their pager", bot_id="B0THEIRS")
+    await driver.app_post(shared, "Alertmanager", "", attachments=ALERT)  # names no team
+    foreign = driver.ws.post_app(shared, "Their pager", app="Their pager", bot_id="B0THEIRS")
     event = {
         **foreign.as_api(),
         "bot_profile": {"id": "B0THEIRS", "name": "Their pager", "team_id": "T0OTHER"},
-        "channel": INCIDENT,
+        "channel": shared,
         "event_ts": foreign.ts,
         "channel_type": "channel",
     }
     await driver.send_event(driver.envelope(event))
-    await driver.say(INCIDENT, ALICE, "checkout is throttled, looking")
+    await driver.say(shared, ALICE, "checkout is throttled, looking")
     await finished(bot, answers=0, captured=1)
-    await eventually(lambda: bot.inflight.idle)  # #general's delivery has run to its end too
+    await eventually(lambda: bot.inflight.idle)  # every other delivery has run to its end too
     assert await stored(bot) == ["checkout is throttled, looking"]
 
 

@@ -84,7 +84,33 @@ async def test_next_steps_under_an_alert_gets_that_alerts_fix(
     text = await ask(driver, slack, INCIDENT, root, "next steps?")
     assert text.startswith("*cpu-throttling-high › Mitigation"), text[:200]
     # … and what the thread already decided, under the runbook's steps.
+    assert "*Runbooks*" in text
     assert "raise the api CPU limit to 2 cores" in text.split("*Runbooks*")[0]
+
+
+async def test_a_short_question_asking_something_else_is_not_answered_with_the_plan(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """ "Was it dns?" names one thing and asks what happened: the thread's decision is not its
+    answer, and memory says it has nothing."""
+    root, _ = await driver.app_post(INCIDENT, "Alertmanager", "", attachments=alert("api"))
+    await driver.say(INCIDENT, ALICE, THREAD[1][1], thread_ts=root.ts)  # the decision only
+    await finished(bot, answers=0, captured=2)
+    for question in ("was it dns?", "who is on call?"):
+        text = await ask(driver, slack, INCIDENT, root.ts, question)
+        assert "raise the api CPU limit" not in text, (question, text[:300])
+        assert "Memory has nothing on that." in text
+
+
+async def test_a_question_that_names_its_subject_is_searched_by_its_own_words(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """Asked under the CPU alert, "how do I fix a crashlooping pod?" names its own subject:
+    the alert does not steer its runbook, nor its similar incidents."""
+    root = await worked_thread(bot, driver)
+    text = await ask(driver, slack, INCIDENT, root, "how do I fix a crashlooping pod?")
+    assert text.startswith("*kube-pod-crash-looping › Mitigation"), text[:200]
+    assert "cpu-throttling-high ›" not in text.split("*Runbooks*")[0]
 
 
 async def test_seen_this_before_under_a_new_alert_finds_the_earlier_incident(

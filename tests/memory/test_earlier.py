@@ -71,6 +71,9 @@ def test_a_question_about_what_the_team_said_or_did_is_told_from_how_to_question
         "how do we roll back checkout?",
         "what is KubeHpaMaxedOut?",
         "which pods are crashlooping?",
+        "which pods need a restart?",  # "need" ends in -ed without being past
+        "what services need restarting?",
+        "which feed is stale?",
         "what is expected here?",
         "which runbook covers disk full?",
     ):

@@ -648,9 +648,9 @@ async def test_it_in_a_question_is_what_the_thread_opened_with(db, redactor, emb
     ("question", "not_said"),
     [
         ("who owns the payments service?", "AI: ravi adds"),
-        ("who is the owner of checkout?", "AI: ravi adds"),
-        ("who took the pager?", "AI: ravi adds"),
-        ("why was the alert silenced?", "rca: retention change"),
+        ("who is doing the checkout migration?", "AI: ravi adds"),
+        ("what are the action items for the payments outage?", "AI: ravi adds"),
+        ("why was the backup skipped?", "rca: retention change"),
         ("why were we paged at 3am?", "rca: retention change"),
     ],
 )

@@ -34,6 +34,8 @@ def test_a_message_is_read_as_the_statement_it_makes_with_or_without_a_label() -
     assert strip_label("ai: do we have a runbook?") == "ai: do we have a runbook?"
     assert classify("done `kubectl -n kafka patch pvc data-kafka-2`").kind == "mitigation"
     assert classify("ran `helm rollback checkout 41`, pods cycling").kind == "mitigation"
+    assert classify("we patched the ingress config, errors dropping").kind == "mitigation"
+    assert classify("patched the configmap and bounced the pods").kind == "mitigation"
     for chat in (
         "ai is overhyped",
         "ai-generated summary says restart the pods",
@@ -45,6 +47,8 @@ def test_a_message_is_read_as_the_statement_it_makes_with_or_without_a_label() -
         "applied `terraform plan`, no diff",
         "I'm done, `git log` shows nothing new",
         "the kernel was patched last month, not it",
+        "ran `kubectl describe deploy api | grep -i restart`",  # a changing verb, not run
+        "ran `git log --oneline | grep upgrade`",
     ):
         assert classify(chat).kind == "note", chat
     assert classify("rolled back to v41, errors stopped").kind == "mitigation"

@@ -266,7 +266,8 @@ function attachmentEl(a) {
   const box = el("div", `attachment${tone}`);
   if (a.title) box.appendChild(el("div", "attachment-title", mrkdwn(a.title)));
   if (a.text) box.appendChild(el("div", "bk-text", mrkdwn(a.text)));
-  for (const f of a.fields || []) {
+  for (const f of Array.isArray(a.fields) ? a.fields : []) {
+    if (!f || typeof f !== "object") continue;
     box.appendChild(el("div", "bk-text", `<b>${esc(f.title || "")}</b> ${mrkdwn(f.value || "")}`));
   }
   if (!a.title && !a.text && a.fallback) box.appendChild(el("div", "bk-text", mrkdwn(a.fallback)));
@@ -284,8 +285,9 @@ function messageEl(m, channelId, { inThread = false, replies = [] } = {}) {
   row.appendChild(head);
   const where = { channel: channelId, message_ts: m.ts };
   if (m.blocks && m.blocks.length) row.appendChild(blocksEl(m.blocks, where));
-  else if (m.text || !(m.attachments || []).length) row.appendChild(el("div", "bk-text", mrkdwn(m.text)));
-  for (const a of m.attachments || []) row.appendChild(attachmentEl(a));
+  else if (m.text || !Array.isArray(m.attachments) || !m.attachments.length) row.appendChild(el("div", "bk-text", mrkdwn(m.text)));
+  const attachments = Array.isArray(m.attachments) ? m.attachments : [];
+  for (const a of attachments) if (a && typeof a === "object") row.appendChild(attachmentEl(a));
   if (!m.ephemeral) {
     const tools = el("div", "msg-tools");
     if (!inThread) {
