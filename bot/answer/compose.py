@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal, TypeVar
 
 from bot.answer import messages, runbook_text
+from knowledge.intent import question_intent
 from knowledge.search import see_also
 from memory.episodes.statements import strip_label, without_correction_cue
 from memory.recall.earlier import asks_what_happened
@@ -207,7 +208,12 @@ class Answering:
         (one search serves both), read with what the thread opened with (`opening`) when the
         question names nothing ("seen this before?")."""
         items, matches = await self._recall.answer(
-            q.requester, q.text, similar=3, opening=opening, vague=vague
+            q.requester,
+            q.text,
+            similar=3,
+            opening=opening,
+            vague=vague,
+            asks_fix=question_intent(q.text) == "fix",
         )
         # Recall returns notes; episodes and profile facts come from their own stages below.
         memories = [

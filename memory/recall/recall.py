@@ -462,19 +462,21 @@ class Recall:
         similar: int = 3,
         opening: str | None = None,
         vague: bool = False,
+        asks_fix: bool = False,
     ) -> tuple[list[RecallItem], list[IncidentMatch]]:
         """`relevant` and `similar_incidents` of one question from one ranking: a mention needs
         both, and running the search twice doubled its cost. `opening`: the first message of
         the thread the question is asked in. A `vague` question names nothing ("next steps?",
-        "seen this before?"): similar incidents are looked for with the opening before it, and
-        when memory has nothing on the words, what the incident decided and did answers."""
+        "seen this before?"): similar incidents are looked for with the opening before it;
+        one that `asks_fix` ("what do we do now?") and finds nothing on its words is answered
+        with what the incident decided and did so far."""
         ranked = await self.recall(requester, query, k=SIMILAR_CANDIDATES)
         items = await self.relevant(requester, query, ranked=ranked, opening=opening)
         if vague and opening:
-            # "What do we do now?" under the alert: what the incident already decided and did
-            # is part of the answer, beside the runbook's steps. Not for a question that asks
-            # something else ("who owns it?", "was it dns?"): that one says memory has nothing.
-            asks_plan = not asked_kinds(query) and not asks_what_happened(query)
+            # Beside the runbook's steps, what the incident already chose. Never for a question
+            # that asks something else ("who owns it?", "was it dns?", "who do I escalate to?"):
+            # that one says memory has nothing.
+            asks_plan = asks_fix and not asked_kinds(query) and not asks_what_happened(query)
             if not items and asks_plan:
                 items = await self._this_incidents(requester, CURRENT_PLAN)
             about = f"{opening}\n{query}"

@@ -91,12 +91,12 @@ async def test_next_steps_under_an_alert_gets_that_alerts_fix(
 async def test_a_short_question_asking_something_else_is_not_answered_with_the_plan(
     bot: Runtime, driver: SlackDriver, slack: FakeSlack
 ) -> None:
-    """ "Was it dns?" names one thing and asks what happened: the thread's decision is not its
-    answer, and memory says it has nothing."""
+    """ "Was it dns?" asks what happened, "who should I escalate to?" whom to call: the thread's
+    decision answers neither, and memory says it has nothing."""
     root, _ = await driver.app_post(INCIDENT, "Alertmanager", "", attachments=alert("api"))
     await driver.say(INCIDENT, ALICE, THREAD[1][1], thread_ts=root.ts)  # the decision only
     await finished(bot, answers=0, captured=2)
-    for question in ("was it dns?", "who is on call?"):
+    for question in ("was it dns?", "who is on call?", "who should I escalate to?"):
         text = await ask(driver, slack, INCIDENT, root.ts, question)
         assert "raise the api CPU limit" not in text, (question, text[:300])
         assert "Memory has nothing on that." in text
