@@ -19,6 +19,7 @@ from knowledge.intent import question_intent
 from knowledge.search import see_also
 from memory.episodes.statements import strip_label, without_correction_cue
 from memory.recall.earlier import asks_what_happened
+from memory.recall.recall import AskedIn
 from memory.text import STOP_WORDS, stems
 
 if TYPE_CHECKING:
@@ -207,11 +208,12 @@ class Answering:
         is, who said it and when, linked to where it was said; and the past incidents like it
         (one search serves both), read with what the thread opened with (`opening`) when the
         question names nothing ("seen this before?")."""
+        in_thread = q.asked_ts not in (None, q.thread.thread_ts)
         items, matches = await self._recall.answer(
             q.requester,
             q.text,
             similar=3,
-            opening=opening,
+            thread=AskedIn(q.thread.thread_ts, opening) if in_thread else None,
             vague=vague,
             asks_fix=question_intent(q.text) == "fix",
         )

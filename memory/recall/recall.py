@@ -54,6 +54,14 @@ MAX_K = 100
 SIMILAR_CANDIDATES = 30  # notes looked at to rank past incidents
 
 
+@dataclass(frozen=True)
+class AskedIn:
+    """The thread a question is asked in: its ts, and its first message (what "it" is)."""
+
+    thread_ts: str
+    opening: str | None = None
+
+
 #: What a vague question in an incident's thread ("next steps?") is answered with from memory:
 #: what the incident decided and did so far.
 CURRENT_PLAN = ("decision", "mitigation")
@@ -286,10 +294,11 @@ class Recall:
         incident: str | None = None,
         mode: Mode | None = None,
         ranked: list[RecallItem] | None = None,
-        opening: str | None = None,
+        thread: AskedIn | None = None,
     ) -> list[RecallItem]:
         """What answers the question, best first: at most a few items, [] below the floor.
-        `opening`: the first message of the thread it is asked in (what "it" is about).
+        `thread`: the thread it is asked in (its statements answer first; its opening is what
+        "it" is about).
 
         Each ranked candidate gets the floor's probability of being evidence; a later
         correction of a kept item (same channel, same subject) is put right above it and the
@@ -305,7 +314,7 @@ class Recall:
         ranked = self._focused(requester, ranked)[: self._config.candidates]
         if floor is None:
             return await self._with_this_incident(
-                requester, query, await self._with_earlier(requester, query, ranked), opening
+                requester, query, await self._with_earlier(requester, query, ranked), thread
             )
         # An item the vector pass did not see (no vector yet: the index job embeds new notes
         # within a minute) is judged by the model fitted without similarity.
@@ -335,14 +344,14 @@ class Recall:
         most = floor.most + len(parts) - 1
         items = (await self._with_corrections(requester, kept))[:most]
         items = await self._with_earlier(requester, query, items)
-        return await self._with_this_incident(requester, query, items, opening)
+        return await self._with_this_incident(requester, query, items, thread)
 
     async def _with_this_incident(
         self,
         requester: Requester,
         query: str,
         items: list[RecallItem],
-        opening: str | None = None,
+        thread: AskedIn | None = None,
     ) -> list[RecallItem]:
         """ "What did we decide?", "who owns it?", "why did it fill up?" asked in an incident's
         channel are about that incident. A question that names only the kind of statement
@@ -359,7 +368,7 @@ class Recall:
         topic = topic_words(query)
         if items and topic:
             return items
-        said = await self._this_incidents(requester, kinds, topic=topic, opening=opening)
+        said = await self._this_incidents(requester, kinds, topic=topic, thread=thread)
         shown = {i.id for i in said}
         return said + [i for i in items if i.id not in shown]
 
@@ -369,13 +378,14 @@ class Recall:
         kinds: tuple[str, ...],
         *,
         topic: set[str] | frozenset[str] = frozenset(),
-        opening: str | None = None,
+        thread: AskedIn | None = None,
         most: int = 2,
     ) -> list[RecallItem]:
         """The newest statements of `kinds` of the incident whose channel the question is asked
         in ([] outside one) that cover the `topic` words left uncovered by the incident's
-        subject; a later correction above what it corrects. Never personal rows (the answer is
-        shared)."""
+        subject; those said in the `thread` asked in first (an incident channel holds several
+        alerts' threads), else the incident's. A later correction above what it corrects.
+        Never personal rows (the answer is shared)."""
         if not requester.channel_id:
             return []
         from memory.incidents import Incidents
@@ -385,12 +395,30 @@ class Recall:
         )
         if incident is None:
             return []
-        rows = await note_store.incident_statements(self._db, requester, incident.id, kinds=kinds)
+        opening = thread.opening if thread else None
+        left = set(topic) - stems(expand_identifiers(f"{incident.title}\n{opening or ''}"))
+        for in_thread in [thread.thread_ts] if thread else []:
+            said = await self._statements(requester, incident.id, kinds, left, in_thread)
+            if said:
+                return await self._as_items(requester, said[:most])
+        said = await self._statements(requester, incident.id, kinds, left, None)
+        return await self._as_items(requester, said[:most])
+
+    async def _statements(
+        self,
+        requester: Requester,
+        incident_id: str,
+        kinds: tuple[str, ...],
+        left: set[str],
+        thread_ts: str | None,
+    ) -> list[Row]:
+        """The incident's shared statements of `kinds` (in one thread, if given) that say every
+        word in `left`."""
+        rows = await note_store.incident_statements(
+            self._db, requester, incident_id, kinds=kinds, thread_ts=thread_ts
+        )
         shared = [r for r in rows if r["scope"] != "user"]
-        if topic:
-            left = set(topic) - stems(expand_identifiers(f"{incident.title}\n{opening or ''}"))
-            shared = [r for r in shared if left <= stems(expand_identifiers(str(r["text"])))]
-        return await self._as_items(requester, shared[:most])
+        return [r for r in shared if left <= stems(expand_identifiers(str(r["text"])))]
 
     async def _with_earlier(
         self, requester: Requester, query: str, items: list[RecallItem]
@@ -460,26 +488,26 @@ class Recall:
         query: str,
         *,
         similar: int = 3,
-        opening: str | None = None,
+        thread: AskedIn | None = None,
         vague: bool = False,
         asks_fix: bool = False,
     ) -> tuple[list[RecallItem], list[IncidentMatch]]:
         """`relevant` and `similar_incidents` of one question from one ranking: a mention needs
-        both, and running the search twice doubled its cost. `opening`: the first message of
-        the thread the question is asked in. A `vague` question names nothing ("next steps?",
-        "seen this before?"): similar incidents are looked for with the opening before it;
+        both, and running the search twice doubled its cost. `thread`: the thread the question
+        is asked in. A `vague` question names nothing ("next steps?", "seen this before?"):
+        similar incidents are looked for with the thread's opening before it;
         one that `asks_fix` ("what do we do now?") and finds nothing on its words is answered
         with what the incident decided and did so far."""
         ranked = await self.recall(requester, query, k=SIMILAR_CANDIDATES)
-        items = await self.relevant(requester, query, ranked=ranked, opening=opening)
-        if vague and opening:
+        items = await self.relevant(requester, query, ranked=ranked, thread=thread)
+        if vague and thread and thread.opening:
             # Beside the runbook's steps, what the incident already chose. Never for a question
             # that asks something else ("who owns it?", "was it dns?", "who do I escalate to?"):
             # that one says memory has nothing.
             asks_plan = asks_fix and not asked_kinds(query) and not asks_what_happened(query)
             if not items and asks_plan:
-                items = await self._this_incidents(requester, CURRENT_PLAN)
-            about = f"{opening}\n{query}"
+                items = await self._this_incidents(requester, CURRENT_PLAN, thread=thread)
+            about = f"{thread.opening}\n{query}"
             return items, await self.similar_incidents(requester, about, similar)
         return items, await self.similar_incidents(requester, query, similar, ranked=ranked)
 

@@ -344,10 +344,14 @@ SELECT n.id, n.kind, n.text, n.scope, n.incident_id, n.channel_id, n.owner_subje
        n.permalink, n.created_at, n.author_name
 FROM memory_notes n
 WHERE n.team_id = :team AND n.incident_id = :incident AND {vis} AND n.scope <> 'user'
-  AND n.kind IN ({kinds})
+  AND n.kind IN ({kinds}){in_thread}
 ORDER BY n.id DESC
 LIMIT :n
 """
+#: Only notes made from a message of one thread (a captured message's key is its ts).
+_IN_THREAD = """
+  AND EXISTS (SELECT 1 FROM memory_thread_messages m WHERE m.team_id = n.team_id
+              AND m.channel_id = n.channel_id AND m.ts = n.source_ts AND m.thread_ts = :thread)"""
 
 
 HEADLINE_KINDS = ("root_cause", "mitigation", "status", "decision", "correction")
@@ -360,14 +364,18 @@ async def incident_statements(
     *,
     limit: int = 40,
     kinds: Sequence[str] = HEADLINE_KINDS,
+    thread_ts: str | None = None,
 ) -> list[Row]:
     """An incident's newest statements of `kinds` (by default what a headline is made of: root
     causes, mitigations, status changes, decisions and corrections), newest first, that the
-    audience may see. Never personal (scope `user`) rows: the result is shown where others
-    read, even when the owner asks."""
+    audience may see; only those said in the thread `thread_ts`, when given. Never personal
+    (scope `user`) rows: the result is shown where others read, even when the owner asks."""
     vis, params = visibility_sql(audience, alias="n")
     named = {f"kind{i}": k for i, k in enumerate(kinds)}
-    return await db.fetchall(
-        _HEADLINE.format(vis=vis, kinds=", ".join(f":{k}" for k in named) or "NULL"),
-        {**params, **named, "team": audience.team_id, "incident": incident_id, "n": limit},
+    sql = _HEADLINE.format(
+        vis=vis,
+        kinds=", ".join(f":{k}" for k in named) or "NULL",
+        in_thread=_IN_THREAD if thread_ts is not None else "",
     )
+    args = {**params, **named, "team": audience.team_id, "incident": incident_id, "n": limit}
+    return await db.fetchall(sql, {**args, "thread": thread_ts} if thread_ts else args)

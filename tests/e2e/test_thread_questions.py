@@ -125,3 +125,22 @@ async def test_seen_this_before_under_a_new_alert_finds_the_earlier_incident(
     similar = found[found.index("Similar past incidents") :]
     assert "inc-42" in similar, found
     assert "the v42 encoder change tripled CPU per request" in similar
+
+
+async def test_what_did_we_decide_answers_from_the_thread_it_is_asked_in(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """One incident channel, two alerts' threads, each with its decision: asked in the first
+    thread, its own decision answers, not the newer one of the other thread."""
+    first = await worked_thread(bot, driver)
+    disk = [{"title": "[FIRING:1] NodeFilesystemSpaceFillingUp db-3", "text": "/var 91% full"}]
+    other, _ = await driver.app_post(INCIDENT, "Alertmanager", "", attachments=disk)
+    await driver.say(
+        INCIDENT, BOB, "decision: move the db-3 WAL to the new volume", thread_ts=other.ts
+    )
+    await finished(bot, answers=0, captured=len(THREAD) + 3)
+    here = await ask(driver, slack, INCIDENT, first, "what did we decide?")
+    assert "raise the api CPU limit to 2 cores" in here.split("\n")[0], here[:200]
+    assert "db-3 WAL" not in here.split("*Memory*")[0]
+    there = await ask(driver, slack, INCIDENT, other.ts, "what did we decide?")
+    assert "move the db-3 WAL to the new volume" in there.split("\n")[0], there[:200]

@@ -11,7 +11,7 @@ from memory.incidents import Incidents
 from memory.notes.notes import NotePolicy, Notes
 from memory.recall.answer_type import holds, wanted
 from memory.recall.keyword import KeywordConfig
-from memory.recall.recall import Recall, RecallConfig
+from memory.recall.recall import AskedIn, Recall, RecallConfig
 from memory.scopes import Requester
 from tests.conftest import FakeClock as Clock
 from tests.memory.contexts import ALICE, BOB, ctx
@@ -639,7 +639,7 @@ async def test_it_in_a_question_is_what_the_thread_opened_with(db, redactor, emb
     question names something the incident's statements do not say, and nothing is shown."""
     recall, here = await _kafka_disk_incident(db, redactor, embedder)
     opening = "[FIRING:1] KubePersistentVolumeFillingUp kafka/data-kafka-2"
-    (cause,) = await recall.relevant(here, "why did it fill up", opening=opening)
+    (cause,) = await recall.relevant(here, "why did it fill up", thread=AskedIn("1.0", opening))
     assert cause.text.startswith("rca: retention change in PR #412")
     assert await recall.relevant(here, "why did it fill up") == []
 
@@ -661,5 +661,5 @@ async def test_a_question_about_something_else_gets_none_of_the_incidents_statem
     names a subject ("the payments service", "silenced") that neither it nor the alert says."""
     recall, here = await _kafka_disk_incident(db, redactor, embedder)
     opening = "[FIRING:1] KubePersistentVolumeFillingUp kafka/data-kafka-2"
-    items = await recall.relevant(here, question, opening=opening)
+    items = await recall.relevant(here, question, thread=AskedIn("1.0", opening))
     assert not any(i.text.startswith(not_said) for i in items), [i.text for i in items]
