@@ -117,6 +117,7 @@ class RecallItem:
     relevance: float = 0.0  # the floor's probability that the item answers (`relevant` only)
     superseded_by: int | None = None  # a later correction of this item, shown above it
     corrects: int | None = None  # the item this correction supersedes
+    source_ts: str | None = None  # the Slack message it was made from, when it was one
 
 
 @dataclass(frozen=True)
@@ -310,6 +311,10 @@ class Recall:
             ranked = await self.recall(
                 requester, query, k=self._config.candidates, incident=incident, mode=mode
             )
+        if thread is not None and not asks_what_happened(query):
+            # The message the thread opened with is what the asker is looking at: context, not
+            # an answer to "what should we adjust?" (it is one to "which alert fired?").
+            ranked = [it for it in ranked if not _opens(it, requester, thread)]
         # Similar incidents read the ranking as it is (every incident); the answer, about one.
         ranked = self._focused(requester, ranked)[: self._config.candidates]
         if floor is None:
@@ -699,6 +704,11 @@ def _kind_words(kind: str) -> str:
     return "" if kind == "note" else kind.replace("_", " ")
 
 
+def _opens(item: RecallItem, requester: Requester, thread: AskedIn) -> bool:
+    """Whether `item` is the message that opened the thread the question is asked in."""
+    return item.channel_id == requester.channel_id and item.source_ts == thread.thread_ts
+
+
 def _item(row: Row, created: datetime, score: float, similarity: float = 0.0) -> RecallItem:
     return RecallItem(
         id=int(row["id"]),
@@ -713,6 +723,7 @@ def _item(row: Row, created: datetime, score: float, similarity: float = 0.0) ->
         score=score,
         author_name=row["author_name"] or "",
         similarity=similarity,
+        source_ts=row["source_ts"],
     )
 
 

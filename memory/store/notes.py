@@ -341,7 +341,7 @@ async def later_corrections(
 
 _HEADLINE = """
 SELECT n.id, n.kind, n.text, n.scope, n.incident_id, n.channel_id, n.owner_subject_id,
-       n.permalink, n.created_at, n.author_name
+       n.permalink, n.created_at, n.author_name, n.source_ts
 FROM memory_notes n
 WHERE n.team_id = :team AND n.incident_id = :incident AND {vis} AND n.scope <> 'user'
   AND n.kind IN ({kinds}){in_thread}

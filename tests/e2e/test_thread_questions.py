@@ -144,3 +144,18 @@ async def test_what_did_we_decide_answers_from_the_thread_it_is_asked_in(
     assert "db-3 WAL" not in here.split("*Memory*")[0]
     there = await ask(driver, slack, INCIDENT, other.ts, "what did we decide?")
     assert "move the db-3 WAL to the new volume" in there.split("\n")[0], there[:200]
+
+
+async def test_the_alert_a_thread_opened_with_answers_which_alert_fired_only(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """The asker is looking at the alert: quoting it back answers "which alert fired?", not
+    "what should we adjust?"."""
+    root, _ = await driver.app_post(INCIDENT, "Alertmanager", "", attachments=alert("api"))
+    await finished(bot, answers=0, captured=1)
+    how = await ask(
+        driver, slack, INCIDENT, root.ts, "checkout api CPU is throttled, what should we adjust?"
+    )
+    assert "CPUThrottlingHigh checkout/api" not in how.split("*Runbooks*")[0], how[:300]
+    which = await ask(driver, slack, INCIDENT, root.ts, "which alert fired?")
+    assert "CPUThrottlingHigh checkout/api" in which.split("\n")[0], which[:300]
