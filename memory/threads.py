@@ -22,7 +22,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from memory.clock import Clock, iso, parse_iso, utc_now
-from memory.episodes.statements import classify
+from memory.episodes.statements import StatementKind, classify
 from memory.errors import NotChannelMemory, UnknownItem, ValidationError
 from memory.notes.notes import NoteDraft
 from memory.redaction.redactor import Finding
@@ -92,6 +92,13 @@ def _message(row: Row) -> CapturedMessage:
     )
 
 
+def kind_of(text: str, author_subject_id: str) -> StatementKind:
+    """The kind of statement a captured message makes; an app's post (an alert, a pager's
+    "Assigned to Ana") is plain talk whatever its words say: it decides, owns and fixes
+    nothing, and must not supersede what a person said."""
+    return "note" if is_app_subject(author_subject_id) else classify(text).kind
+
+
 class Threads:
     """Reads and writes `memory_thread_messages` (+ its FTS, via triggers)."""
 
@@ -119,7 +126,6 @@ class Threads:
         incident: str | None = None,
         turn: Callable[[], Awaitable[None]] | None = None,
         asks_bot: bool = False,
-        plain: bool = False,
     ) -> CapturedMessage | None:
         """Store one message (redacted); None when it has no text. A repeat returns the first.
 
@@ -127,8 +133,7 @@ class Threads:
         `turn`, when given, is awaited after redaction and before the write: the caller's way
         to keep a channel's messages stored in their order while redaction runs side by side.
         `asks_bot`: a question to the bot, stored in its thread but never a note, and left out
-        of the thread's roll-up. `plain`: filed as plain talk whatever its words say (an app's
-        alert states no decision, owner or fix)."""
+        of the thread's roll-up."""
         if ctx.scope != "channel" or ctx.channel_id is None:
             raise NotChannelMemory()
         if not text.strip():
@@ -175,25 +180,21 @@ class Threads:
             raise UnknownItem(ts)
         message = _message(row)
         if incident is not None and not asks_bot:
-            await self._remember(ctx, message, incident, plain=plain)
+            await self._remember(ctx, message, incident)
         return message
 
-    async def _remember(
-        self, ctx: WriteContext, message: CapturedMessage, incident: str, *, plain: bool = False
-    ) -> None:
-        """Save the captured (already redacted) message as a note of the kind it states (plain
-        talk when `plain`); the note keeps the words as said (a "root cause:" label is
-        searchable), shown without it."""
+    async def _remember(self, ctx: WriteContext, message: CapturedMessage, incident: str) -> None:
+        """Save the captured (already redacted) message as a note of the kind it states
+        (`kind_of`); the note keeps the words as said (a "root cause:" label is searchable),
+        shown without it."""
         if self._notes is None:
             return
-        statement = classify(message.text, author=ctx.author.display_name)
-        if plain:
-            statement = replace(statement, kind="note", owner=None)
+        kind = kind_of(message.text, ctx.author.subject_id)
         ctx = replace(ctx, source_ts=message.ts)
         try:
             # Vectors come from the index_vectors job within a minute (keyword recall finds the
             # note at once): embedding every message as it arrives held up draining a burst.
-            draft = NoteDraft(ctx, message.text, statement.kind, incident)
+            draft = NoteDraft(ctx, message.text, kind, incident)
             await self._notes.save_many([draft], vectors_later=True)
         except ValidationError:  # only placeholders left, or too long for a note: stays captured
             log.info("message_not_noted", extra={"channel": ctx.channel_id})
@@ -288,8 +289,7 @@ class Threads:
             permalink=old["permalink"],
             source_ts=old["source_ts"],
         )
-        # An app's post stays plain talk after its update, as when it was first posted.
-        kind = "note" if is_app_subject(author.subject_id) else classify(text).kind
+        kind = kind_of(text, author.subject_id)
         try:
             draft = NoteDraft(ctx, text, kind, old["incident_id"])
             await self._notes.save_many([draft], vectors_later=True)

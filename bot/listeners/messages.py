@@ -162,7 +162,6 @@ async def _capture_app(
         text=app.text,
         turn=ticket.turn,
         incident=incident.id,
-        plain=True,  # an alert decides, owns and fixes nothing: plain talk, not a statement
     )
     deps.metrics.redaction_latency.observe(time.perf_counter() - started)
 
