@@ -402,11 +402,11 @@ class Recall:
             return []
         opening = thread.opening if thread else None
         left = set(topic) - stems(expand_identifiers(f"{incident.title}\n{opening or ''}"))
-        for in_thread in [thread.thread_ts] if thread else []:
-            said = await self._statements(requester, incident.id, kinds, left, in_thread)
-            if said:
-                return await self._as_items(requester, said[:most])
-        said = await self._statements(requester, incident.id, kinds, left, None)
+        said = []
+        if thread is not None:
+            said = await self._statements(requester, incident.id, kinds, left, thread.thread_ts)
+        if not said:
+            said = await self._statements(requester, incident.id, kinds, left, None)
         return await self._as_items(requester, said[:most])
 
     async def _statements(

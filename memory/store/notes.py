@@ -378,4 +378,4 @@ async def incident_statements(
         in_thread=_IN_THREAD if thread_ts is not None else "",
     )
     args = {**params, **named, "team": audience.team_id, "incident": incident_id, "n": limit}
-    return await db.fetchall(sql, {**args, "thread": thread_ts} if thread_ts else args)
+    return await db.fetchall(sql, args if thread_ts is None else {**args, "thread": thread_ts})
