@@ -131,8 +131,8 @@ def classify(text: str, *, author: str | None = None) -> Statement:
         flat = flat[label.end() :].strip() or flat
     if kind is None and _ITEM_ID.match(flat):
         kind = "action"
-        bare = _BARE_ITEM.match(flat)  # "AI: …" has no number to keep: the label goes
-        flat = flat[bare.end() :].strip() or flat if bare else flat
+        if bare := _bare_item(flat):  # "AI: …" has no number to keep: the label goes
+            flat = flat[bare.end() :].strip() or flat
     if kind is None and flat.rstrip("*_` ").endswith("?"):
         kind = "note"  # a question asks; it does not state
     if kind is None:
