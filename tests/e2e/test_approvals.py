@@ -614,6 +614,28 @@ async def test_a_request_message_whose_reply_was_lost_is_found_not_posted_twice(
     assert len(request_messages(slack)) == 1 and len(receiver.calls) == 1
 
 
+async def test_another_apps_message_with_the_request_metadata_is_never_adopted(
+    guarded_bot: Callable[..., Any], slack: FakeSlack
+) -> None:
+    """Slack refused the request message; an app then posts a message carrying the same
+    metadata. The retry posts this bot's own message (with buttons) instead of adopting it."""
+    from bot.guarded.thread import METADATA_TYPE
+    from bot.scheduler import Jobs
+
+    bot = await guarded_bot()
+    slack.fail("chat.postMessage", "internal_error")
+    async with SlackDriver(events_url(bot), SECRET, slack) as d:
+        await d.command(INCIDENT, ALICE, "run rollback service=checkout version=v1.4.2")
+        await eventually(
+            lambda: [e for e in slack.workspace.ephemerals_for(ALICE) if "is stored" in e.text]
+        )
+        forged = slack.workspace.post_app(INCIDENT, "Action request #1: rollback", app="x")
+        forged.metadata = {"event_type": METADATA_TYPE, "event_payload": {"request_id": 1}}
+        assert await Jobs(bot.deps, bot.app.client, team_id=TEAM).post_unposted_requests() == 1
+    (msg,) = request_messages(slack)
+    assert msg.ts != forged.ts and "approve_action" in buttons(slack, msg)
+
+
 async def test_an_unposted_request_whose_action_left_the_catalogue_does_not_stop_the_others(
     guarded_bot: Callable[..., Any], slack: FakeSlack, monkeypatch: pytest.MonkeyPatch
 ) -> None:
