@@ -25,6 +25,7 @@ OWN_FOOTER = "opsmemory · "
 #: Pieces shorter than this are never dropped as repeats of a longer one ("api", "critical").
 _SHORT = 16
 _UNFURL_KEYS = ("from_url", "original_url", "is_app_unfurl", "app_unfurl_url")
+_BOT_ID = re.compile(r"^B[A-Z0-9]{1,31}$")  # as memory.subjects accepts ids
 
 
 @dataclass(frozen=True)
@@ -50,8 +51,8 @@ def from_event(
     (`shared_channel`) and does not name our team as its app's (fail closed: naming no team
     is refused there)."""
     bot_id = message.get("bot_id")
-    if not isinstance(bot_id, str) or not bot_id:
-        return None
+    if not isinstance(bot_id, str) or not _BOT_ID.match(bot_id):
+        return None  # no bot id (a person), or not one Slack gives: nothing to key memory to
     if bot_id == own_bot_id or (own_user_id and message.get("user") == own_user_id):
         return None
     found = message.get("bot_profile")

@@ -118,6 +118,7 @@ def test_rich_text_links_are_read_by_their_label() -> None:
     "msg",
     [
         {"text": "a person typed this", "user": "U0ANA"},  # no bot id: a person
+        {"text": "x", "bot_id": "b0/../evil"},  # not a bot id Slack gives: nothing to key to
         {"text": "Memory says: …", "bot_id": "B0BOT"},  # this bot's own post
         {"text": "Memory says: …", "bot_id": "B0OTHERID", "user": "U0BOT"},  # … by its user
         {  # another app re-posting an opsmemory answer: memory would quote itself
