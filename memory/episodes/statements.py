@@ -49,11 +49,23 @@ _CUES: tuple[tuple[StatementKind, re.Pattern[str]], ...] = (
             r"\bscratch that\b|\bcorrection\b|\bi was wrong\b|\bignore (?:that|my last)\b"
             r"|\bnot .{1,40} after all\b|\bactually (?:it'?s|it is|it was|the|we)\b"
             r"|\b(?:takes?|taking|took) (?:it |this |that )?over\b|\bover from\b"
-            r"|\binstead of\b|\bnew owner\b|\breassign(?:ed|ing)?\b|\bno longer\b"
-            r"|\bchanged? (?:the )?plan\b|\bupdate to the above\b|\brevised\b",
+            r"|\bnew owner\b|\breassign(?:ed|ing)?\b|\bno longer\b"
+            r"|\bchanged? (?:the )?plan\b|\bupdate to the above\b|\brevised\b"
+            # "Actually, Tomasz will own the ticket": a message that opens by taking back
+            r"|^\s*(?:(?:ok|okay|hmm|wait|sorry|no)[,.!]?\s+)?actually\b",
             re.I,
         ),
     ),
+    # "We decided to move it instead of restarting": a decision that names what it ruled out.
+    # Without a decision's words, "instead of" corrects ("roll back to v40 instead of v41").
+    (
+        "decision",
+        re.compile(
+            r"^(?=.*\binstead of\b).*\b(?:we(?:'ve| have)? decided|decided to|decision)\b",
+            re.I | re.S,
+        ),
+    ),
+    ("correction", re.compile(r"\binstead of\b", re.I)),
     (
         "root_cause",
         re.compile(
@@ -80,6 +92,16 @@ _CUES: tuple[tuple[StatementKind, re.Pattern[str]], ...] = (
             re.I,
         ),
     ),
+    # "We consider the incident mitigated", "it's mitigated now": where it stands, not what
+    # was done about it.
+    (
+        "status",
+        re.compile(
+            r"\b(?:incident|it|this|that|we(?:'re| are))(?:\s+(?:is|'s|now|as|being|been|fully))*"
+            r"\s+(?:mitigated|resolved)\b(?!\s+(?:by|with|through)\b)",
+            re.I,
+        ),
+    ),
     (
         "mitigation",
         re.compile(
@@ -87,6 +109,14 @@ _CUES: tuple[tuple[StatementKind, re.Pattern[str]], ...] = (
             r"|\breverting\b|\bfail(?:ed)? ?over\b|\bscaled (?:out|up)\b|\brestarted\b"
             r"|\bworkaround\b|\bhot ?fix\b|\bpaused\b|\bdisabled\b|\bresized\b"
             r"|(?:^\s*|\b(?:we|i|they|just|have|'ve)\s+)patched\b"
+            # "I have migrated master-1 to ds-03", "we drained node-4": a change said as done by
+            # the team (a passive "was migrated at 09:40" tells what happened to it)
+            r"|\b(?:we|i)(?:'ve| have)?\s+(?:just\s+|now\s+|already\s+)?(?:[a-z]+-)?"
+            r"(?:moved|migrated|v-?motioned|relocated|drained|cordoned|evicted|rebooted|bounced"
+            r"|failed over|switched|shifted|raised|increased|bumped|lowered|reduced|expanded"
+            r"|extended|rotated|flushed|purged|killed|throttled|re-?enabled|redeployed|re-deployed"
+            r"|rolled (?:out|forward)|freed|compacted|defragmented|defragged|suspended|blocked"
+            r"|unblocked|scaled)\b"
             # "done `kubectl -n x patch …`": a command that changes something, said as run
             r"|\b(?:done|ran|applied)\b[,:]?\s*`\s*(?:(?:kubectl|oc)\s+(?:-{1,2}[\w-]+(?:[ =]\S+)?\s+)*"
             r"(?:patch|rollout|scale|delete|drain|cordon|uncordon|set|apply|annotate|label|edit)"
@@ -108,7 +138,12 @@ _CUES: tuple[tuple[StatementKind, re.Pattern[str]], ...] = (
 _OWNER = re.compile(
     r"(?P<name>@?[A-Z][\w.-]+|<@[A-Z0-9]+>)\s+(?:now\s+)?(?:owns|will own|takes|has taken|is on)\b"
     r"|\b(?:owner|assigned to|owned by)\s*[:=]?\s*(?P<name2>@?[A-Z][\w.-]+|<@[A-Z0-9]+>)"
-    r"|\b(?P<self>i'?ll|i will)\s+(?:own|take|file|write|add)\b",
+    r"|\b(?P<self>i'?ll|i will)\s+(?:own|take|file|write|add)\b"
+    # "Ngozi will open a ticket with StorCo": a person named first, then what they will do
+    r"|^\s*(?!(?:it|this|that|these|those|we|they|he|she|you|i|there|someone|somebody|nobody"
+    r"|everyone|anyone|which|what|who|nothing|something)\b)(?P<name3>@?[A-Z][\w.-]+|<@[A-Z0-9]+>)"
+    r"\s+(?:will|is going to|'ll)\s+(?:own|take|open|file|write|add|fix|handle|follow up"
+    r"|look into|chase|draft|update|schedule|run|drive|lead)\b",
     re.I,
 )
 
@@ -145,7 +180,8 @@ def classify(text: str, *, author: str | None = None) -> Statement:
 # "scratch that, …", "correction: …", "I was wrong -": how a correction begins, not what it says.
 _CORRECTION_OPENING = re.compile(
     r"^\s*[*_`]*(?:scratch that|correction|i was wrong|ignore (?:that|my last)"
-    r"|update to the above)\b[*_`]*[\s,:;.!\-–—]*",
+    r"|update to the above|(?:(?:ok|okay|hmm|wait|sorry|no)[,.!]?\s+)?actually)\b[*_`]*"
+    r"[\s,:;.!\-–—]*",
     re.I,
 )
 
@@ -181,5 +217,5 @@ def _owner(text: str, author: str | None) -> str | None:
         return None
     if match.group("self"):
         return author
-    name = match.group("name") or match.group("name2")
+    name = match.group("name") or match.group("name2") or match.group("name3")
     return name.lstrip("@") if name else None

@@ -31,6 +31,11 @@ MAX_LINE_CHARS = 280
 MAX_TITLE_CHARS = 90
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+#: How alerting apps mark an alert's state at the start of its title: "[FIRING:1]", "[RESOLVED]".
+_ALERT_STATE = re.compile(
+    r"^\s*\[(?P<state>firing|resolved|ok|alert|triggered|recovered)(?::\d+)?\]\s*", re.I
+)
+_CLEARED = frozenset({"resolved", "ok", "recovered"})
 
 
 class Line(Protocol):
@@ -87,6 +92,21 @@ def duration(start: datetime, end: datetime) -> str:
     return " ".join(parts)
 
 
+def _as_reported(first: Line) -> str:
+    """What the thread's first message reports. An app's alert loses its state marker; one the
+    app has since edited to resolved says what fired (its title) and that it cleared, not
+    "back to normal" as if that were what happened (the firing text is gone with the edit)."""
+    if not is_app_subject(first.author_subject_id):
+        return first.text
+    marker = _ALERT_STATE.match(first.text)
+    if marker is None:
+        return first.text
+    rest = first.text[marker.end() :].strip()
+    if marker["state"].lower() not in _CLEARED or not rest:
+        return rest or first.text
+    return f"alert {rest.splitlines()[0].strip()} fired (since resolved)"
+
+
 def summarise(messages: Sequence[Line], names: Mapping[str, str] | None = None) -> Summary:
     """Summarise a non-empty, ts-ordered thread the way a person would write it up.
 
@@ -130,8 +150,11 @@ def summarise(messages: Sequence[Line], names: Mapping[str, str] | None = None) 
         p for p in dict.fromkeys(m.author_subject_id for m in messages) if not is_app_subject(p)
     ]
     shown = tuple(names.get(p) or p.partition("/")[2] or p for p in participants)
-    first_report = _clip(strip_label(first.text), MAX_LINE_CHARS)
-    title = _clip(first.text.strip().splitlines()[0] if first.text.strip() else "", MAX_TITLE_CHARS)
+    opening = _as_reported(first)
+    first_report = _clip(strip_label(opening), MAX_LINE_CHARS)
+    title = _clip(opening.strip().splitlines()[0] if opening.strip() else "", MAX_TITLE_CHARS)
+    if opening is not first.text:  # an app's alert: its title without the state marker
+        title = _clip(_ALERT_STATE.sub("", first.text.strip().splitlines()[0]), MAX_TITLE_CHARS)
     started, ended = ts_to_datetime(first.ts), ts_to_datetime(messages[-1].ts)
     body = [f"What happened: {first_report}"]
     if root_cause:

@@ -64,6 +64,25 @@ def test_a_message_is_read_as_the_statement_it_makes_with_or_without_a_label() -
 def test_an_action_names_its_owner_and_a_self_assigned_one_its_author() -> None:
     assert classify("action item: Bob owns the pool alert").owner == "Bob"
     assert classify("I'll write the postmortem", author="alice").owner == "alice"
+    assert classify("Ngozi will open a ticket with StorCo").owner == "Ngozi"
+    assert classify("It will take an hour to open the ticket").owner is None  # no person
+
+
+def test_formal_phrasing_is_read_as_the_statement_it_makes() -> None:
+    """Sentences a formal team writes: a decision that says what it ruled out, a change said
+    as done by the team, a status call that uses the word "mitigated", a handover that opens
+    with "Actually"."""
+    decided = "We have decided to move master-1 off ds-07 instead of restarting etcd."
+    assert classify(decided).kind == "decision"
+    assert classify("roll back to v40 instead of v41").kind == "correction"
+    assert classify("I have storage-vMotioned master-1 to ds-03 at 10:25").kind == "mitigation"
+    assert classify("we drained node-4 and cordoned it").kind == "mitigation"
+    # A passive "was migrated" tells what happened to it: the cause, not the fix.
+    assert classify("The VM was live-migrated to another hypervisor at 09:40").kind == "note"
+    assert classify("We consider the incident mitigated.").kind == "status"
+    assert classify("we mitigated it by rolling back").kind == "mitigation"
+    assert classify("Actually, Tomasz will own the StorCo ticket").kind == "correction"
+    assert classify("I actually think the db is fine").kind == "note"
 
 
 def test_labels_are_stripped_once_however_often_they_are_repeated() -> None:

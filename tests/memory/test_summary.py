@@ -69,7 +69,7 @@ def test_an_app_that_posted_the_alert_is_not_a_participant() -> None:
     s = summarise(said, names={"T1/U0ANA": "Ana", "T1/U0BEN": "Ben", "T1/B0ALERTS": "Alertmanager"})
     assert s.participants == ["T1/U0ANA", "T1/U0BEN"]
     assert "Participants: Ana, Ben ·" in s.text
-    assert s.first_report.startswith("[FIRING:1] KubeHpaMaxedOut")
+    assert s.first_report.startswith("KubeHpaMaxedOut search-api")  # no state marker
 
 
 def test_a_thread_only_an_app_posted_in_has_no_participants_yet() -> None:
@@ -89,3 +89,57 @@ def test_an_apps_resolved_alert_is_not_the_threads_status_nor_any_statement() ->
     s = summarise(said)
     assert s.status == "mitigated, watching"
     assert s.sections["actions"] == []
+
+
+def test_an_alert_the_app_edited_to_resolved_reports_what_fired_not_that_all_is_well() -> None:
+    """Alertmanager rewrites its post when the alert clears; the firing text went with the
+    edit. "What happened: [RESOLVED] … back to normal" read as if nothing had happened."""
+    said = [
+        Said(
+            "1700000000.000100",
+            "[RESOLVED] etcdHighFsyncDurations prod-east\netcd fsync durations are back to normal.",
+            "T1/B0ALERTS",
+        ),
+        Said("1700000060.000100", "fsync p99 on master-1 is 480 ms", "T1/U0ANA"),
+    ]
+    s = summarise(said)
+    assert s.first_report == "alert etcdHighFsyncDurations prod-east fired (since resolved)"
+    assert s.title == "etcdHighFsyncDurations prod-east"
+    assert "back to normal" not in s.text
+
+
+def test_a_person_writing_a_bracketed_word_first_is_quoted_as_written() -> None:
+    s = summarise([Said("1700000000.000100", "[RESOLVED] checkout is down again", "T1/U0ANA")])
+    assert s.first_report == "[RESOLVED] checkout is down again"
+
+
+def test_a_handover_that_opens_with_actually_replaces_the_action_in_the_roll_up() -> None:
+    s = summarise(
+        _thread(
+            "etcd fsync p99 480 ms on master-1",
+            "Ngozi will open a ticket with StorCo about the ds-07 controller failover.",
+            "Actually, Tomasz will own the StorCo ticket, since I am off tomorrow.",
+        )
+    )
+    assert s.sections["actions"] == ["Tomasz will own the StorCo ticket, since I am off tomorrow."]
+
+
+def test_the_roll_up_lists_the_decision_and_the_move_that_fixed_it() -> None:
+    """A decision naming what it ruled out ("instead of restarting") is a decision, not a
+    correction; "I have migrated master-1 to ds-03" is what was done; "we consider the
+    incident mitigated" is where it stands."""
+    s = summarise(
+        _thread(
+            "etcd fsync p99 480 ms on master-1",
+            "We have decided to move master-1 off ds-07 instead of restarting etcd.",
+            "I have migrated master-1 to ds-03 at 10:25; fsync p99 is back to 9 ms.",
+            "We consider the incident mitigated.",
+        )
+    )
+    assert s.sections["decisions"] == [
+        "We have decided to move master-1 off ds-07 instead of restarting etcd."
+    ]
+    assert s.sections["mitigations"] == [
+        "I have migrated master-1 to ds-03 at 10:25; fsync p99 is back to 9 ms."
+    ]
+    assert s.status == "We consider the incident mitigated."
