@@ -261,6 +261,10 @@ class Knowledge:
         if not text or len(text) > MAX_QUERY_CHARS:
             raise InvalidQuery(length=len(text), limit=MAX_QUERY_CHARS)
         gen = self._generation or await self.ensure_index()
+        if not self._vocabulary.knows_any(identifier_terms(text)):
+            # "what was teh?", "ok wat now": no word of the query is one any runbook uses (nor
+            # one typo away from one), so what the embedding finds nearest is chance.
+            return SearchResult(hits=[], abstained=True, confidence=0.0, mode=mode or "hybrid")
         ranked, used, _n_terms = await self.rank(text, mode or "hybrid", gen)
         conf = confidence(
             confidence_features(ranked), self._config, used, question=question_shifted(text, ranked)

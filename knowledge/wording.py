@@ -137,6 +137,13 @@ class Vocabulary:
         }
         return found.pop() if len(found) == 1 else None
 
+    def knows_any(self, terms: Iterable[str]) -> bool:
+        """Whether any of the query's terms is a corpus word or one typo away from one (always
+        true for an empty vocabulary: nothing to judge by)."""
+        if not self.words:
+            return True
+        return any(t in self.words or self.correct(t) is not None for t in terms)
+
     def corrected(self, text: str) -> str:
         """`text` with each typo's correction added after it."""
         if not self.words:

@@ -180,6 +180,19 @@ async def test_abstention_follows_the_confidence_threshold_both_ways(
     assert result.hits[0].slug == "disk-filling-up" and result.hits[0].sections
 
 
+async def test_a_query_using_no_word_of_any_runbook_abstains_whatever_the_threshold(
+    db: Database, corpus_dir: Path, onnx: OnnxMiniLmEmbedder
+) -> None:
+    """ "what was teh?": the embedding always has a nearest runbook, and the confidence model
+    once gave such a query 97 %; with no word any runbook uses there is nothing to cite."""
+    anything = Knowledge(db, corpus_dir, onnx, config=FusionConfig(abstain_below=0.0))
+    ranked, _, _ = await anything.rank("what was teh", "hybrid", await anything.ensure_index())
+    assert ranked  # the embedding found something nearest ...
+    assert (await anything.search("what was teh")).abstained  # ... and it is not cited
+    cited = await anything.search("what was teh disk")  # one runbook word: judged as usual
+    assert not cited.abstained and cited.hits
+
+
 async def test_the_threshold_itself_still_cites(
     db: Database, corpus_dir: Path, onnx: OnnxMiniLmEmbedder
 ) -> None:

@@ -25,6 +25,14 @@ def test_a_typo_one_edit_from_one_corpus_word_is_corrected() -> None:
     assert vocab.correct("node-1") is None and vocab.correct("zebras") is None
 
 
+def test_a_vocabulary_knows_its_words_and_their_one_edit_typos_only() -> None:
+    vocab = Vocabulary(["The certificate expires; alertmanager is throttling."])
+    assert vocab.knows_any(["zebra", "certificate"])
+    assert vocab.knows_any(["alertmanger"])  # a typo of a corpus word
+    assert not vocab.knows_any(["teh", "zebras"])
+    assert Vocabulary([]).knows_any(["anything"])  # nothing to judge by: never refuses
+
+
 def test_a_question_is_told_from_a_pasted_alert() -> None:
     assert asks_question("container keeps getting OOMKilled, how do I fix it?  ")
     assert not asks_question("Pod is crash looping. Pod default/web-0 has been restarting.")
