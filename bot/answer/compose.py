@@ -18,7 +18,7 @@ from bot.answer import messages, runbook_text
 from knowledge.intent import question_intent
 from knowledge.search import see_also
 from memory.episodes.statements import strip_label, without_correction_cue
-from memory.recall.earlier import asks_what_happened
+from memory.recall.earlier import asked_kinds, asks_what_happened, topic_words, without_frame
 from memory.recall.recall import AskedIn
 from memory.text import STOP_WORDS, stems
 
@@ -161,7 +161,7 @@ class Answering:
         vague = opening is not None and names_nothing(q.text)
         (memories, similar), hits, mine, episodes = await asyncio.gather(
             self._timed(timings, "recall", self._memories(q, opening, vague=vague)),
-            self._timed(timings, "runbooks", self._runbooks(q, opening if vague else None)),
+            self._timed(timings, "runbooks", self._runbooks(q, opening, vague=vague)),
             self._timed(timings, "profile", self._profile(q)),
             self._timed(timings, "episodes", self._past_threads(q)),
         )
@@ -255,18 +255,46 @@ class Answering:
             for h in hits
         ]
 
-    async def _runbooks(self, q: Question, about: str | None) -> list[Source]:
+    async def _runbooks(self, q: Question, opening: str | None, *, vague: bool) -> list[Source]:
         """A runbook the question names (slug or alert name) directly; else the search's top
         runbook, its sections in the order the question asks, and close runbooks as see-also.
         An unavailable embedder needs nothing here: the search itself falls back to keyword.
-        A question that names nothing is searched with what its thread opened with (`about`)."""
+
+        In a thread, what it opened with (`opening`, an alert) says what the question is about:
+        a question that names nothing is searched with it, and so is one whose own words find
+        no runbook ("how do we verify the disk is the bottleneck?"); one whose words find a
+        runbook is answered by it ("how do I fix a crashlooping pod?" under a CPU alert). A
+        question about what the team said or did ("what was the root cause?") is searched by
+        its subject alone: runbooks know procedures, not what was said, and its framing words
+        ("root cause") match any runbook that uses them; one asking who did or owns something,
+        or where the incident stands, gets none (no runbook knows)."""
         if self._knowledge is None:
             return []
-        text = f"{about}\n{q.text}" if about else q.text
+        if vague and opening:
+            return await self._runbook_answer(f"{opening}\n{q.text}", q.text)
+        said = asks_what_happened(q.text)
+        if said and (not topic_words(q.text) or _asks_who_or_where(q.text)):
+            return []
+        own = without_frame(q.text) if said else q.text
+        found = await self._runbook_answer(own, q.text)
+        if found or not opening or said:
+            return found
+        # Read with the opening, the runbook must still show something the question asks
+        # about ("the disk"): "anything about payments fraud?" is not answered by the alert's.
+        found = await self._runbook_answer(f"{opening}\n{q.text}", q.text)
+        shown = stems(" ".join(f"{s.label} {s.text}" for s in found))
+        return found if (stems(q.text) - _NAMES_NOTHING) & shown else []
+
+    async def _runbook_answer(self, text: str, question: str) -> list[Source]:
+        """The runbook sources for `text` (what is searched) read for `question` (what was
+        asked: which section kind leads)."""
+        assert self._knowledge is not None
         named = await self._knowledge.named_in(text)
         if named is not None:
-            return _runbook_sources(await self._knowledge.lookup(named, q.text), [])
-        result = await self._knowledge.search(text, limit=self.config.runbook_hits, question=q.text)
+            return _runbook_sources(await self._knowledge.lookup(named, question), [])
+        result = await self._knowledge.search(
+            text, limit=self.config.runbook_hits, question=question
+        )
         if result.abstained or not result.hits:
             return []
         top, *others = result.hits
@@ -284,6 +312,17 @@ class Answering:
         # The opening's first lines say what it is about; a long paste must not make the
         # search refuse the question (its query cap).
         return runbook_text.lead(opened, CONTEXT_CHARS) if opened else None
+
+
+#: Kinds of statement no runbook holds: who owns or does something, where an incident stands.
+_SAID_ONLY = frozenset({"action", "status"})
+_WHO = re.compile(r"^\W*who\b", re.I)
+
+
+def _asks_who_or_where(question: str) -> bool:
+    """Whether a question about what happened asks who ("who owns the follow-up?") or where
+    the incident stands ("what is the status?"): what the team said, never a procedure."""
+    return bool(_WHO.match(question)) or bool(_SAID_ONLY & set(asked_kinds(question)))
 
 
 def names_nothing(question: str) -> bool:

@@ -33,6 +33,7 @@ _KINDS: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = (
         ),
     ),
     (("mitigation",), re.compile(r"\b(?:mitigat\w*|workarounds?)\b", re.I)),
+    (("status",), re.compile(r"\b(?:status|where (?:are|do) we stand)\b", re.I)),
     # What was done about it: the mitigations, and the decisions that chose them.
     (
         ("mitigation", "decision"),
@@ -68,17 +69,23 @@ _FRAME = stems(
     "caused action actions item items follow up followup todo todos mitigate mitigated "
     "mitigation mitigations workaround workarounds last time times before previous past "
     "earlier prior other older incident incidents outage outages one ones did do we our us "
-    "own owns owned owner owners doing taking took"
+    "own owns owned owner owners doing taking took current currently latest"
 )
 
 
-def topic_words(question: str) -> set[str]:
-    """The question's subject words: its stems without the spans that name the kind or point
-    back ("how did we fix", "last time", "did we try"), so "the resolver" keeps its word."""
+def without_frame(question: str) -> str:
+    """The question without the spans that name the kind or point back ("how did we fix",
+    "last time", "did we try", "root cause"): what it is about, as text."""
     framed = _ASKING_VERB.sub(" ", question)
     for _, pattern in _KINDS:
         framed = pattern.sub(" ", framed)
-    return {w for w in stems(_EARLIER.sub(" ", framed)) if not w.isdigit()} - _FRAME
+    return " ".join(_EARLIER.sub(" ", framed).split())
+
+
+def topic_words(question: str) -> set[str]:
+    """The question's subject words: the stems of `without_frame`, so "the resolver" keeps
+    its word."""
+    return {w for w in stems(without_frame(question)) if not w.isdigit()} - _FRAME
 
 
 _ASKING_VERB = re.compile(r"\b(?:did|have|had|do) (?:we|you|they|i) \w+\b", re.I)

@@ -159,3 +159,44 @@ async def test_the_alert_a_thread_opened_with_answers_which_alert_fired_only(
     assert "CPUThrottlingHigh checkout/api" not in how.split("*Runbooks*")[0], how[:300]
     which = await ask(driver, slack, INCIDENT, root.ts, "which alert fired?")
     assert "CPUThrottlingHigh checkout/api" in which.split("\n")[0], which[:300]
+
+
+async def test_a_question_whose_own_words_find_no_runbook_is_read_with_the_alert(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """ "is it spiking hourly?" under the CPU alert: no runbook uses its words, so alone it finds
+    nothing; with the alert it gets the alert's runbook, whose diagnosis says to check for
+    periodic spikes."""
+    root = await worked_thread(bot, driver)
+    text = await ask(driver, slack, INCIDENT, root, "is it spiking hourly?")
+    assert "cpu-throttling-high › Diagnosis" in text, text[:300]
+    assert "periodic spikes" in text
+
+
+async def test_the_alerts_runbook_is_not_given_to_a_question_about_something_else(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """Read with the alert, "anything about payments fraud?" would get the CPU runbook, which
+    says nothing about payments or fraud: the answer says nothing was found."""
+    root = await worked_thread(bot, driver)
+    text = await ask(driver, slack, INCIDENT, root, "is there anything about payments fraud?")
+    assert "cpu-throttling-high" not in text, text[:300]
+    assert "I found nothing in the runbooks or in memory" in text
+
+
+async def test_who_owns_it_the_root_cause_and_the_status_get_memory_and_no_runbook(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """No runbook knows who owns a follow-up, what this incident's root cause was or where it
+    stands; "root cause" itself is a word runbooks use, so searching the question found one."""
+    root = await worked_thread(bot, driver)
+    await driver.say(INCIDENT, BOB, "We consider the incident mitigated.", thread_ts=root)
+    await finished(bot, answers=0, captured=2 + len(THREAD))
+    # "the CPU limit" alone finds the CPU runbook; who owns the follow-up is not in it.
+    owns = await ask(driver, slack, INCIDENT, root, "who owns the CPU limit follow-up?")
+    cause = await ask(driver, slack, INCIDENT, root, "what was the root cause?")
+    assert "the v42 encoder change tripled CPU per request" in cause.split("\n")[0], cause[:300]
+    status = await ask(driver, slack, INCIDENT, root, "what is the current status?")
+    assert "We consider the incident mitigated." in status.split("\n")[0], status[:300]
+    for text in (owns, cause, status):
+        assert "*Runbooks*" not in text and "cpu-throttling-high" not in text, text[:300]
