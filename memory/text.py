@@ -71,6 +71,24 @@ def stems(text: str) -> set[str]:
     }
 
 
+# A name for one tracked thing: a ticket or action-item key, upper case by convention ("AI-1",
+# "OPS-1234", "INC-42"), or an issue / PR number ("#2219"). Later messages refer to the thing
+# by it ("I'll take AI-1 over"). Hash and encoding names look like keys and name no item.
+_ITEM_REFERENCE = re.compile(r"(?<![\w-])(?:[A-Z]{1,10}-\d{1,6}|#\d{1,7})(?![\w-])")
+_NOT_ITEMS = re.compile(r"(?:sha|md|utf|iso|ucs|crc)-\d+")
+
+
+def item_references(text: str) -> set[str]:
+    """The ticket / action-item keys and #numbers a text names, lowercase ("AI-1" -> "ai-1")."""
+    found = {m.lower() for m in _ITEM_REFERENCE.findall(text)}
+    return {r for r in found if not _NOT_ITEMS.fullmatch(r)}
+
+
+def without_item_references(text: str) -> str:
+    """The text with its item references taken out (each is one name, not two words)."""
+    return _ITEM_REFERENCE.sub(lambda m: m[0] if _NOT_ITEMS.fullmatch(m[0].lower()) else " ", text)
+
+
 _PAIR = re.compile(r"\b([a-z]+)(?=[\s-]+([a-z]+)\b)")
 
 

@@ -49,6 +49,8 @@ _CUES: tuple[tuple[StatementKind, re.Pattern[str]], ...] = (
             r"\bscratch that\b|\bcorrection\b|\bi was wrong\b|\bignore (?:that|my last)\b"
             r"|\bnot .{1,40} after all\b|\bactually (?:it'?s|it is|it was|the|we)\b"
             r"|\b(?:takes?|taking|took) (?:it |this |that )?over\b|\bover from\b"
+            # "I'll take AI-1 myself", "sure, I'll take AI-3 over": an item someone else owned
+            r"|\b(?:takes?|taking|took) (?:[a-z]{1,10}-\d{1,6}|#\d{1,7}) (?:over|from|myself)\b"
             r"|\bnew owner\b|\breassign(?:ed|ing)?\b|\bno longer\b"
             r"|\bchanged? (?:the )?plan\b|\bupdate to the above\b|\brevised\b"
             # "Actually, Tomasz will own the ticket": a message that opens by taking back

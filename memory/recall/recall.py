@@ -90,9 +90,9 @@ class RecallConfig:
     )  # boosted
     answer_type_boost: float = 2.5  # for notes holding the kind of answer asked for (1.0: off)
     correction_top: int = 5  # best items whose later corrections are pulled in beside them
-    # Share of a corrected item's score its later correction gets (0: off). Off by default: on
-    # LoCoMo chit-chat it lent to "corrections" that correct nothing (recall@5 -0.008).
-    correction_share: float = 0.0
+    # Share of a corrected item's score its later correction gets (0: off): "who owns it now?"
+    # wants the handover, which names the item only by its id ("I'll take AI-1 myself").
+    correction_share: float = 0.6
     # Document length prior: score times (min(content words, length_cap) / length_cap) **
     # length_prior (0: off). A bare "ack" or "lol" rarely answers anything.
     length_prior: float = 0.5

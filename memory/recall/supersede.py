@@ -3,10 +3,10 @@
 "scratch that, it's not DNS" corrects the earlier "looks like DNS"; "Ngozi takes AI-1 over from
 Hamid" corrects "AI-1: Hamid owns it". A correction (a note of kind `correction`, recognised by
 `memory.episodes.statements`) said later in the same channel corrects an earlier item when they
-share a topic word and the correction came soon after, or share `shared_words` of them however
-late it came. Words that only say "this is a correction", numbers, and words that only say when
-("Tuesday", "March") never count as shared; a correction naming a new owner corrects only action
-items (and plain notes).
+share a topic word and the correction came soon after, or share `shared_words` of them (or name
+the same item: "AI-1", "#2219") however late it came. Words that only say "this is a
+correction", numbers, and words that only say when ("Tuesday", "March") never count as shared;
+a correction naming a new owner corrects only action items (and plain notes).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from memory.episodes.statements import names_an_owner
-from memory.text import stems
+from memory.text import item_references, stems, without_item_references
 
 # Said by corrections in general, so sharing them says nothing about the subject.
 _CORRECTION_WORDS = stems(
@@ -31,8 +31,10 @@ _WHEN_WORDS = stems(
 
 
 def _topic(text: str) -> set[str]:
-    """A statement's topic words: its stems without numbers and words that only say when."""
-    return {w for w in stems(text) if not w.isdigit()} - _WHEN_WORDS
+    """A statement's topic words: its stems without numbers and words that only say when, and
+    the items it names each as one word ("AI-1" is not "AI-2": they share no "ai")."""
+    words = {w for w in stems(without_item_references(text)) if not w.isdigit()}
+    return (words - _WHEN_WORDS) | item_references(text)
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,8 @@ def corrects(
     ):
         return False
     shared = (_topic(earlier_text) & _topic(correction_text)) - _CORRECTION_WORDS
-    if len(shared) >= config.shared_words:
+    # Naming the same item ("I'll take AI-1 over" after "AI-1: … owner Hamid") is the same
+    # subject however late it is said.
+    if len(shared) >= config.shared_words or shared & item_references(earlier_text):
         return True
     return len(shared) >= 1 and correction_id - earlier_id <= config.soon_notes

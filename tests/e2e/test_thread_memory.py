@@ -231,3 +231,44 @@ async def test_questions_to_the_bot_are_no_episode_and_not_part_of_one(
     assert episode.thread_ts == root.ts and episode.message_count == 2
     assert "runbook for pgbouncer" not in episode.summary
     assert "what was the root cause" not in episode.summary
+
+
+async def test_a_handover_named_by_the_item_id_wins_however_late_it_is_said(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """ "Who owns it now?" is answered by the handover, which names the action item only by its
+    id: it shares no other word with the item and comes long after it."""
+    filler = [(BOB, f"checked replica {n}, lag is under a second") for n in range(10)]
+    await _thread(
+        driver,
+        slack,
+        [
+            (BOB, "AI-1: set idle_in_transaction_session_timeout on the recon roles. owner Bob"),
+            *filler,
+            (BOB, "AI-2: alert on pgbouncer cl_waiting above 50. owner Bob"),
+            (ALICE, "fine, I'll take AI-1 myself, due 21 June"),
+        ],
+    )
+    await finished(bot, answers=0, captured=13)
+    _, answer = await answered(
+        driver, slack, BOSS, "who owns the idle_in_transaction_session_timeout follow-up now?"
+    )
+    said = next(line for line in answer.text.splitlines() if line.startswith("Memory says"))
+    assert "I'll take AI-1 myself" in said  # the handover leads
+    memory = next(
+        b["text"]["text"]
+        for b in answer.blocks
+        if b.get("text", {}).get("text", "").startswith("*Memory*")
+    )
+    assert memory.index("take AI-1 myself") < memory.index("idle_in_transaction")
+    assert "superseded" in memory
+
+    # The item said just before the handover is another one: AI-1 is not AI-2.
+    _, answer = await answered(driver, slack, BOSS, "who owns the pgbouncer cl_waiting alert?")
+    memory = next(
+        b["text"]["text"]
+        for b in answer.blocks
+        if b.get("text", {}).get("text", "").startswith("*Memory*")
+    )
+    assert "cl_waiting above 50" in memory
+    assert "take AI-1" not in memory and "superseded" not in memory

@@ -179,6 +179,25 @@ def test_a_later_correction_supersedes_only_what_it_is_about() -> None:
     )
 
 
+def test_naming_the_same_item_links_a_correction_however_late_and_another_item_never() -> None:
+    item = "AI-1: set idle_in_transaction_session_timeout on recon roles. owner Hamid"
+    assert corrects(item, 1, "fine, I'll take AI-1 myself, due 21 June", 90, earlier_kind="action")
+    # AI-2 is not AI-1: the "ai" both keys begin with is no shared word, even close by.
+    other = "AI-2: alert on pgbouncer cl_waiting above 50. owner Hamid"
+    assert not corrects(other, 1, "fine, I'll take AI-1 myself, due 21 June", 2)
+    assert corrects("PR #2219 adds backoff to the client", 1, "correction: #2219 was reverted", 90)
+
+
+def test_taking_over_an_item_by_its_id_is_a_handover() -> None:
+    for said in (
+        "fine, I'll take AI-1 myself, due 21 June",
+        "sure, I'll take AI-3 over, due 27 Sept",
+        "I'll take OPS-12 from Ben, it's close to the refresher work anyway",
+    ):
+        assert classify(said).kind == "correction", said
+    assert classify("I'll take AI-2 today").kind == "action"  # an owner, not a new one
+
+
 async def test_relevant_leads_with_the_correction_and_marks_the_old_statement(
     db, redactor, embedder
 ) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memory.text import at_word, joined_stems, stems
+from memory.text import at_word, item_references, joined_stems, stems, without_item_references
 
 
 def test_stems_meet_across_endings_and_leave_digits_and_ids_alone() -> None:
@@ -21,3 +21,11 @@ def test_a_cut_backs_off_to_a_whole_word_unless_the_space_is_too_early() -> None
     assert at_word("check the pgbouncer pool", 9) == "check the"  # ends on a word already
     assert at_word("see " + "y" * 20, 10) == "see " + "y" * 6  # the space is too early
     assert at_word("short", 10) == "short"
+
+
+def test_item_references_are_ticket_keys_and_numbers_not_hashes_or_hostnames() -> None:
+    said = "AI-1 and OPS-1234 (see PR #2219), SHA-256 pinned, kafka-prod-2-b3 restarted"
+    assert item_references(said) == {"ai-1", "ops-1234", "#2219"}
+    assert "SHA-256" in without_item_references(said) and "AI-1" not in without_item_references(
+        said
+    )
