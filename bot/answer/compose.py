@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Literal, TypeVar
 from bot.answer import messages, runbook_text
 from knowledge.intent import question_intent
 from knowledge.search import see_also
-from memory.episodes.statements import strip_label, without_correction_cue
+from memory.episodes.statements import finishes_sentence, strip_label, without_correction_cue
 from memory.recall.earlier import asked_kinds, asks_what_happened, topic_words, without_frame
 from memory.recall.recall import AskedIn
 from memory.text import STOP_WORDS, stems
@@ -505,7 +505,9 @@ def _sentences(text: str) -> list[str]:
     pieces = [x for x in _SENTENCE_END.split(" ".join(text.split())) if x] or [""]
     out = [pieces[0]]
     for piece in pieces[1:]:
-        if _NOT_AN_END.search(out[-1]):
+        # Nor does one before a field of the sentence: "… after every rebuild. owner Ola" is
+        # one statement, and "who owns it?" needs its last two words.
+        if _NOT_AN_END.search(out[-1]) or finishes_sentence(piece):
             out[-1] = f"{out[-1]} {piece}"
         else:
             out.append(piece)

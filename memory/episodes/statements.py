@@ -79,8 +79,10 @@ _CUES: tuple[tuple[StatementKind, re.Pattern[str]], ...] = (
     (
         "action",
         re.compile(
-            r"\baction[ -]?items?\b|\bai-\d+\b|\b(?:i'?ll|i will) (?:own|take|file|write|add)\b"
-            r"|\bowns?\b|\bowner\b|\bassigned to\b|\bfollow[ -]?ups?\b|\btodo\b|\bticket\b"
+            # ("action items for the incident" announces a list: it is no item itself)
+            r"\b(?:action[ -]?items?|follow[ -]?ups?)\b(?!\s+(?:for|from|of)\b)|\bai-\d+\b"
+            r"|\b(?:i'?ll|i will) (?:own|take|file|write|add)\b"
+            r"|\bowns?\b|\bowner\b|\bassigned to\b|\btodo\b|\bticket\b"
             r"|\bdue (?:date|by|on)\b",
             re.I,
         ),
@@ -137,6 +139,23 @@ _CUES: tuple[tuple[StatementKind, re.Pattern[str]], ...] = (
     ),
 )
 
+#: "… after every rebuild. owner Ola", "… rolled back. ETA 10m": a short field after a full stop
+#: finishes the sentence before it; it states nothing on its own.
+_TRAILING_FIELD = re.compile(
+    r"^\s*[*_`(]*(?:owners?|owned by|assignee|assigned to|due|eta|deadline|target|ticket|jira"
+    r"|pr|cc)\b[*_`]*\s*[:=]?\s*(?:\S+\s*){1,3}$",
+    re.I,
+)
+
+
+def finishes_sentence(piece: str) -> bool:
+    """Whether a piece after a full stop is a field of the sentence before it ("owner Ola")."""
+    return _TRAILING_FIELD.match(piece) is not None
+
+
+#: Fewer words than this say no decision, whatever cue they hold ("agreed", "ok approved").
+_DECISION_WORDS = 3
+
 _OWNER = re.compile(
     r"(?P<name>@?[A-Z][\w.-]+|<@[A-Z0-9]+>)\s+(?:now\s+)?(?:owns|will own|takes|has taken|is on)\b"
     r"|\b(?:owner|assigned to|owned by)\s*[:=]?\s*(?P<name2>@?[A-Z][\w.-]+|<@[A-Z0-9]+>)"
@@ -174,6 +193,8 @@ def classify(text: str, *, author: str | None = None) -> Statement:
         kind = "note"  # a question asks; it does not state
     if kind is None:
         kind = next((k for k, pattern in _CUES if pattern.search(flat)), "note")
+        if kind == "decision" and len(re.findall(r"\w+", flat)) < _DECISION_WORDS:
+            kind = "note"  # "agreed", "approved!": a reply that agrees, not what was decided
     assert kind is not None
     owner = _owner(flat, author) if kind in ("action", "correction") else None
     return Statement(kind, flat, owner)

@@ -14,10 +14,16 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Protocol
 
+from memory.episodes.statements import (
+    Statement,
+    finishes_sentence,
+    names_an_owner,
+    strip_label,
+    without_correction_cue,
+)
 from memory.episodes.statements import classify as statement_of
-from memory.episodes.statements import strip_label, without_correction_cue
 from memory.subjects import is_app_subject
-from memory.text import stems
+from memory.text import item_references, stems, without_item_references
 
 SECTIONS: tuple[str, ...] = ("decisions", "root_causes", "mitigations", "actions")
 LABELS = {
@@ -30,7 +36,7 @@ MAX_LINES_PER_SECTION = 6
 MAX_LINE_CHARS = 280
 MAX_TITLE_CHARS = 90
 
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
 #: How alerting apps mark an alert's state at the start of its title: "[FIRING:1]", "[RESOLVED]".
 _ALERT_STATE = re.compile(
     r"^\s*\[(?P<state>firing|resolved|ok|alert|triggered|recovered)(?::\d+)?\]\s*", re.I
@@ -124,13 +130,13 @@ def summarise(messages: Sequence[Line], names: Mapping[str, str] | None = None) 
         if is_app_subject(message.author_subject_id):
             continue  # an alert states no decision, fix or status: what happened at most
         author = names.get(message.author_subject_id)
-        for sentence in _SENTENCE.split(message.text):
+        for sentence in _sentences(message.text):
             if not sentence.strip():
                 continue
             said = statement_of(sentence, author=author)
             line = _clip(said.text, MAX_LINE_CHARS)
             if said.kind == "correction":
-                root_cause = _apply_correction(said.text, line, root_cause, sections)
+                root_cause = _apply_correction(said, line, root_cause, sections, author)
             if said.kind == "root_cause":
                 root_cause = line
             elif said.kind == "status" or (
@@ -140,7 +146,7 @@ def summarise(messages: Sequence[Line], names: Mapping[str, str] | None = None) 
             section = _SECTION_OF.get(said.kind)
             if section is None:
                 continue
-            if said.kind == "action" and said.owner and not line.startswith(said.owner):
+            if said.kind == "action" and said.owner and said.owner not in line:
                 line = f"{said.owner}: {line}"
             bucket = sections[section]
             if line not in bucket:
@@ -196,26 +202,61 @@ _SECTION_OF = {
 }
 
 
+def _sentences(text: str) -> list[str]:
+    """A message's sentences, one line at a time; a field after a full stop ("owner Raj") stays
+    with the sentence it finishes."""
+    out: list[str] = []
+    for line in text.splitlines():
+        pieces = [p for p in _SENTENCE.split(line) if p.strip()]
+        for i, piece in enumerate(pieces):
+            if i > 0 and finishes_sentence(piece):
+                out[-1] = f"{out[-1]} {piece}"
+            else:
+                out.append(piece)
+    return out
+
+
 def _about(earlier: str, correction: str, *, words: int = 1) -> bool:
-    """Whether a correction shares `words` subject words with what it may correct."""
-    return len(stems(earlier) & stems(correction)) >= words
+    """Whether a correction is about what it may correct: when both name items ("AI-1"), the
+    same one; else `words` subject words in common (an item's key is no word: AI-1 is not
+    AI-2 for sharing "ai")."""
+    named, listed = item_references(correction), item_references(earlier)
+    if named and listed:
+        return bool(named & listed)
+    said = stems(without_item_references(correction))
+    return len(stems(without_item_references(earlier)) & said) >= words
 
 
 def _apply_correction(
-    text: str, line: str, root_cause: str | None, sections: dict[str, list[str]]
+    said: Statement,
+    line: str,
+    root_cause: str | None,
+    sections: dict[str, list[str]],
+    author: str | None,
 ) -> str | None:
     """A correction replaces what it is about: the root cause (one shared word: it follows the
-    discussion of the cause) or a listed decision, mitigation or action (two shared words, e.g.
-    "AI-2" and "check" for a new owner). Returns the root cause after it."""
+    discussion of the cause) or a listed decision, mitigation or action (the same item, or two
+    shared words). A handover that names the item only by its key keeps what the item is:
+    "AI-1: move the rebuild. owner Raj → ola: I'll take AI-1 over". Returns the root cause."""
+    text = said.text
     line = without_correction_cue(line)  # the roll-up states what is true now
     for name in ("actions", "decisions", "mitigations"):
         bucket = sections[name]
         for i in range(len(bucket) - 1, -1, -1):
             if _about(bucket[i], text, words=2):
+                owner = said.owner or author
+                if name == "actions" and item_references(text) & item_references(bucket[i]):
+                    who = f"{owner}: " if owner and owner not in line else ""
+                    line = _clip(f"{bucket[i].split(' → ')[0]} → {who}{line}", MAX_LINE_CHARS)
                 bucket[i] = line
                 return root_cause
     if root_cause and _about(root_cause, text):
         return line
+    # A handover of an item the roll-up does not list: who owns it now is still an action.
+    handover = names_an_owner(text) or item_references(text)
+    if handover and line not in sections["actions"]:
+        sections["actions"].append(line)
+        del sections["actions"][:-MAX_LINES_PER_SECTION]
     return root_cause
 
 

@@ -431,8 +431,10 @@ class Recall:
         """ "What did we decide last time?": the latest earlier incident's statements of the
         kinds asked for lead (`memory.recall.earlier`); search has no words to find them by."""
         kinds = asked_kinds(query)
-        if not kinds or not about_an_earlier_incident(query):
+        if not kinds:
             return items
+        if not about_an_earlier_incident(query):
+            return await self._with_named_incidents(requester, kinds, query, items)
         # The incident the best answer comes from, when it is not the one asked in: its
         # statements answer when none of the latest incidents' share the question's words.
         matched = next(
@@ -446,6 +448,44 @@ class Recall:
         earlier = await self._earlier_statements(requester, kinds, query, matched=matched)
         shown = {e.id for e in earlier}
         return earlier + [i for i in items if i.id not in shown]
+
+    async def _with_named_incidents(
+        self,
+        requester: Requester,
+        kinds: tuple[str, ...],
+        query: str,
+        items: list[RecallItem],
+        *,
+        incidents_back: int = 5,
+        most: int = 2,
+    ) -> list[RecallItem]:
+        """ "What was the root cause of the search latency incident?" names an incident by its
+        title, not by any word of the statement asked for ("turns out the synonyms cron flushed
+        the cache"): the newest statements of the kinds asked for from the latest incident
+        (not the one asked in) whose title holds every topic word of the question lead."""
+        topic = topic_words(query)
+        if not topic:
+            return items
+        from memory.incidents import Incidents
+
+        recent = await Incidents(self._db, self._clock).list_recent(
+            requester, limit=incidents_back + 1
+        )
+        named = next(
+            (
+                i
+                for i in recent
+                if i.channel_id != requester.channel_id
+                and topic <= stems(expand_identifiers(i.title))
+            ),
+            None,
+        )
+        if named is None:
+            return items
+        rows = await note_store.incident_statements(self._db, requester, named.id, kinds=kinds)
+        said = await self._as_items(requester, [r for r in rows if r["scope"] != "user"][:most])
+        shown = {s.id for s in said}
+        return said + [i for i in items if i.id not in shown]
 
     async def _with_corrections(
         self, requester: Requester, items: list[RecallItem]

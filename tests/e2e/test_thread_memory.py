@@ -272,3 +272,28 @@ async def test_a_handover_named_by_the_item_id_wins_however_late_it_is_said(
     )
     assert "cl_waiting above 50" in memory
     assert "take AI-1" not in memory and "superseded" not in memory
+
+
+async def test_an_earlier_incident_named_by_its_title_answers_with_its_statements(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """ "What was the root cause of the checkout latency incident?" shares no word with the root
+    cause it asks for: the incident is named by its title (inc-42-checkout-latency), and its root
+    cause leads, not a message that happens to say "checkout latency"."""
+    said = [
+        (BOB, "checkout latency is at 4s, looking"),
+        (ALICE, "turns out the synonyms cron flushes the query cache every hour"),
+        (BOB, "paused the cron, p99 back to 300ms"),
+        (ALICE, "postmortem draft for the checkout latency incident is in the wiki"),
+        (BOB, "review of the checkout latency incident is on thursday"),
+    ]
+    later = await _then_a_new_incident(bot, driver, slack, said, "C0INC46")
+    question = "what was the root cause of the checkout latency incident?"
+    _, answer = await answered(driver, slack, BOSS, question, later)
+    lead = next(line for line in answer.text.splitlines() if line.startswith("Memory says"))
+    assert "synonyms cron flushes the query cache" in lead
+    # An incident this question does not name gives nothing of its own.
+    _, other = await answered(
+        driver, slack, BOSS, "what was the root cause of the dns outage?", later
+    )
+    assert "synonyms cron" not in other.text

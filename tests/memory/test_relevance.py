@@ -196,6 +196,10 @@ def test_taking_over_an_item_by_its_id_is_a_handover() -> None:
     ):
         assert classify(said).kind == "correction", said
     assert classify("I'll take AI-2 today").kind == "action"  # an owner, not a new one
+    # A list announced is no item; an agreement is no decision.
+    assert classify("postmortem action items for the search latency incident").kind == "note"
+    assert classify("ok, agreed").kind == "note"
+    assert classify("agreed, ship v41 tonight").kind == "decision"
 
 
 async def test_relevant_leads_with_the_correction_and_marks_the_old_statement(

@@ -143,3 +143,35 @@ def test_the_roll_up_lists_the_decision_and_the_move_that_fixed_it() -> None:
         "I have migrated master-1 to ds-03 at 10:25; fsync p99 is back to 9 ms."
     ]
     assert s.status == "We consider the incident mitigated."
+
+
+def test_a_handover_by_item_key_keeps_what_the_item_is_and_takes_over_only_that_item() -> None:
+    s = summarise(
+        _thread(
+            "postmortem follow-ups for the search latency incident",
+            "AI-1: move the synonyms rebuild to 03:00 UTC. owner Raj",
+            "AI-2: warm the query cache after every rebuild. owner Ola",
+            "sure, I'll take AI-1 over, due 20 Nov",
+        ),
+        {"T1/U0": "ola", "T1/U1": "kim", "T1/U2": "kim"},
+    )
+    assert s.sections["actions"] == [
+        "AI-1: move the synonyms rebuild to 03:00 UTC. owner Raj"
+        " → ola: sure, I'll take AI-1 over, due 20 Nov",
+        # Its owner field stays with it (no "Ola: owner Ola" line of its own).
+        "AI-2: warm the query cache after every rebuild. owner Ola",
+    ]
+
+
+def test_a_handover_of_an_item_not_listed_is_still_an_action_and_a_bare_agreement_no_decision() -> (
+    None
+):
+    s = summarise(
+        _thread(
+            "checkout 5xx since 10:02",
+            "agreed",
+            "fine, I'll take OPS-42 myself, due Friday",
+        )
+    )
+    assert s.sections["decisions"] == []
+    assert s.sections["actions"] == ["fine, I'll take OPS-42 myself, due Friday"]

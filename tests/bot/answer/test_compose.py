@@ -84,6 +84,12 @@ def test_memory_is_quoted_by_the_sentence_that_answers_the_question() -> None:
     assert _summary([], [said], question="who owns it?").endswith("green everywhere.")
 
 
+def test_a_field_after_a_full_stop_is_quoted_with_the_sentence_it_finishes() -> None:
+    item = Source("S1", "incident", "action · kim", "AI-2: warm the query cache. owner Ola")
+    lead = _summary([], [item], question="who is doing the cache warmup work?")
+    assert lead == "Memory says [S1] (action · kim): AI-2: warm the query cache. owner Ola"
+
+
 def test_a_question_about_what_happened_leads_with_memory_and_shows_the_runbook_in_a_line() -> None:
     runbook = Source(
         "S1",
