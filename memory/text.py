@@ -37,6 +37,8 @@ STOP_WORDS = frozenset(
     why will with won would wouldn yes yet you your yours yourself yourselves s t d ll m re
     ve kind sort thing things something anything way ways really tell know think say said
     asked ask
+    didnt dont doesnt isnt wasnt arent werent cant wont couldnt wouldnt shouldnt havent hasnt
+    hadnt aint
     """.split()  # noqa: SIM905 -- a word list reads better as text
 )
 

@@ -115,7 +115,8 @@ _CUES: tuple[tuple[StatementKind, re.Pattern[str]], ...] = (
             r"|(?:^\s*|\b(?:we|i|they|just|have|'ve)\s+)patched\b"
             # "I have migrated master-1 to ds-03", "we drained node-4": a change said as done by
             # the team (a passive "was migrated at 09:40" tells what happened to it)
-            r"|\b(?:we|i)(?:'ve| have)?\s+(?:just\s+|now\s+|already\s+)?(?:[a-z]+-)?"
+            # ("bumped the cpu limit to 4": chat drops the "I" of a change reported as done)
+            r"|(?:^\s*|\b(?:we|i)(?:'ve| have)?\s+)(?:just\s+|now\s+|already\s+)?(?:[a-z]+-)?"
             r"(?:moved|migrated|v-?motioned|relocated|drained|cordoned|evicted|rebooted|bounced"
             r"|failed over|switched|shifted|raised|increased|bumped|lowered|reduced|expanded"
             r"|extended|rotated|flushed|purged|killed|throttled|re-?enabled|redeployed|re-deployed"

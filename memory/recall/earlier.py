@@ -82,6 +82,12 @@ def without_frame(question: str) -> str:
     return " ".join(_EARLIER.sub(" ", framed).split())
 
 
+def without_pointer_back(question: str) -> str:
+    """The question without the words that point at an earlier incident ("last time"): a past
+    incident's notes do not say them, so they are no words an answer should contain."""
+    return " ".join(_EARLIER.sub(" ", question).split())
+
+
 def topic_words(question: str) -> set[str]:
     """The question's subject words: the stems of `without_frame`, so "the resolver" keeps
     its word."""

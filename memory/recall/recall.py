@@ -26,6 +26,7 @@ from memory.recall.earlier import (
     asked_kinds,
     asks_what_happened,
     topic_words,
+    without_pointer_back,
 )
 from memory.recall.floor import FLOORS, Features, FloorConfig, coverage
 from memory.recall.keyword import KeywordConfig, keyword_candidates
@@ -41,6 +42,7 @@ from memory.scopes import Requester, visible_partitions
 from memory.store import notes as note_store
 from memory.store.vectors import VectorTable
 from memory.store.visibility import public_channels
+from memory.subjects import is_app_subject
 from memory.text import Mode, expand_identifiers, rrf, stems
 
 if TYPE_CHECKING:
@@ -331,7 +333,7 @@ class Recall:
                 for r, it in enumerate(ranked)
             ]
 
-        probabilities = judged(query)
+        probabilities = judged(without_pointer_back(query))
         chosen = floor.keep(probabilities)
         parts = clauses(query)
         # A question that asks two things: each part may add the item that best answers it,
@@ -545,6 +547,11 @@ class Recall:
         with what the incident decided and did so far."""
         ranked = await self.recall(requester, query, k=SIMILAR_CANDIDATES)
         items = await self.relevant(requester, query, ranked=ranked, thread=thread)
+        if asks_fix:
+            # An alert an app posted says what fired, never how it was fixed: "how do I fix CPU
+            # throttling?" is not answered by last week's CPUThrottlingHigh (similar incidents
+            # still show that incident).
+            items = [it for it in items if not is_app_subject(it.author_subject_id)]
         if vague and thread and thread.opening:
             # Beside the runbook's steps, what the incident already chose. Never for a question
             # that asks something else ("who owns it?", "was it dns?", "who do I escalate to?"):

@@ -297,3 +297,49 @@ async def test_an_earlier_incident_named_by_its_title_answers_with_its_statement
         driver, slack, BOSS, "what was the root cause of the dns outage?", later
     )
     assert "synonyms cron" not in other.text
+
+
+async def test_why_a_change_did_not_help_last_time_is_found_from_a_new_incident(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """Chat drops apostrophes ("didnt") and points back ("last time"): neither is a word the
+    earlier incident's notes would hold, so neither counts against them."""
+    said = [
+        (BOB, "search p99 at 4s, throttling alerts on every search-api pod"),
+        (ALICE, "bumped the cpu limit 2 -> 4 on search-api at 14:10"),
+        (ALICE, "no change, p99 still 3.8s. throttling is gone though so its not cpu"),
+    ]
+    later = await _then_a_new_incident(bot, driver, slack, said, "C0INC47")
+    question = "why didnt raising the cpu limit help last time?"
+    _, answer = await answered(driver, slack, BOSS, question, later)
+    assert "Memory has nothing on that." not in answer.text
+    assert "bumped the cpu limit" in json.dumps(answer.blocks)
+
+
+async def test_how_to_fix_it_is_not_answered_by_the_alert_an_app_posted_last_time(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """Last week's alert matches "cpu throttling" word for word and says nothing about a fix:
+    a fix question gets what the team did, and the past incident under similar incidents."""
+    alert, _ = await driver.app_post(
+        INCIDENT,
+        "Alertmanager",
+        "[FIRING:1] CPUThrottlingHigh search-api: 62% throttling of CPU in namespace search",
+    )
+    await driver.say(
+        INCIDENT, ALICE, "we raised the cpu limit to 4 on search-api", thread_ts=alert.ts
+    )
+    slack.workspace.add_channel("C0INC48", "inc-48-again", members=[ALICE, BOB, BOSS])
+    await finished(bot, answers=0, captured=2)
+    question = "how do i fix cpu throttling on search-api?"
+    _, answer = await answered(driver, slack, BOSS, question, "C0INC48")
+    memory = next(
+        (
+            b["text"]["text"]
+            for b in answer.blocks
+            if b.get("text", {}).get("text", "").startswith("*Memory*")
+        ),
+        "",
+    )
+    assert "FIRING" not in memory and "62% throttling" not in answer.text.split("*Runbooks*")[0]
+    assert "raised the cpu limit to 4" in memory

@@ -89,3 +89,14 @@ def test_topic_words_drop_the_asking_span_not_the_same_word_elsewhere() -> None:
     assert topic_words("what did we decide about the worker pool last time?") == stems(
         "worker pool"
     )
+
+
+def test_words_that_point_back_are_no_words_an_earlier_incidents_note_must_hold() -> None:
+    from memory.recall.earlier import without_pointer_back
+    from memory.recall.floor import coverage
+
+    asked = "why did raising the cpu limit not help last time?"
+    note = "bumped the cpu limit 2 -> 4 on search-api at 14:10"
+    assert without_pointer_back(asked) == "why did raising the cpu limit not help ?"
+    assert coverage(without_pointer_back(asked), note) > coverage(asked, note)
+    assert without_pointer_back("what did the previous incident decide") == "what did the decide"

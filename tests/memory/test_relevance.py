@@ -200,6 +200,9 @@ def test_taking_over_an_item_by_its_id_is_a_handover() -> None:
     assert classify("postmortem action items for the search latency incident").kind == "note"
     assert classify("ok, agreed").kind == "note"
     assert classify("agreed, ship v41 tonight").kind == "decision"
+    # Chat drops the "I" of a change reported as done; a passive one tells what happened.
+    assert classify("bumped the cpu limit 2 -> 4 on search-api at 14:10").kind == "mitigation"
+    assert classify("master-1 was live-migrated at 09:40").kind == "note"
 
 
 async def test_relevant_leads_with_the_correction_and_marks_the_old_statement(

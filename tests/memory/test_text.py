@@ -29,3 +29,9 @@ def test_item_references_are_ticket_keys_and_numbers_not_hashes_or_hostnames() -
     assert "SHA-256" in without_item_references(said) and "AI-1" not in without_item_references(
         said
     )
+
+
+def test_a_negation_typed_without_its_apostrophe_is_no_topic_word() -> None:
+    assert stems("why didnt it help, it doesnt scale") == stems(
+        "why didn't it help, it doesn't scale"
+    )
