@@ -77,18 +77,33 @@ def stems(text: str) -> set[str]:
 # "OPS-1234", "INC-42"), or an issue / PR number ("#2219"). Later messages refer to the thing
 # by it ("I'll take AI-1 over"). Hash and encoding names look like keys and name no item.
 _ITEM_REFERENCE = re.compile(r"(?<![\w-])(?:[A-Z]{1,10}-\d{1,6}|#\d{1,7})(?![\w-])")
-_NOT_ITEMS = re.compile(r"(?:sha|md|utf|iso|ucs|crc)-\d+")
+_ANY_CASE_REFERENCE = re.compile(_ITEM_REFERENCE.pattern, re.I)
+#: Names of standards, severities, zones and models look like keys and name no tracked item.
+_NOT_ITEMS = re.compile(
+    r"(?:sha|md|utf|iso|ucs|crc|aes|rsa|ecdsa|tls|ssl|http|https|sev|p|utc|gmt|gpt|ipv)-\d+"
+)
 
 
-def item_references(text: str) -> set[str]:
-    """The ticket / action-item keys and #numbers a text names, lowercase ("AI-1" -> "ai-1")."""
-    found = {m.lower() for m in _ITEM_REFERENCE.findall(text)}
+def item_references(text: str, *, any_case: bool = False) -> set[str]:
+    """The ticket / action-item keys and #numbers a text names, lowercase ("AI-1" -> "ai-1").
+    `any_case` also reads keys typed in lower case ("i'll take ai-1"): for matching a key
+    already named, since a lower-case word-dash-number alone is as often a host ("node-4")."""
+    pattern = _ANY_CASE_REFERENCE if any_case else _ITEM_REFERENCE
+    found = {m.lower() for m in pattern.findall(text)}
     return {r for r in found if not _NOT_ITEMS.fullmatch(r)}
+
+
+def shared_item_references(earlier: str, later: str) -> set[str]:
+    """Keys the earlier text names (in their usual upper case) that the later one names in any
+    case: "AI-1: … owner Hamid", then "fine, i'll take ai-1 myself"."""
+    return item_references(earlier) & item_references(later, any_case=True)
 
 
 def without_item_references(text: str) -> str:
     """The text with its item references taken out (each is one name, not two words)."""
-    return _ITEM_REFERENCE.sub(lambda m: m[0] if _NOT_ITEMS.fullmatch(m[0].lower()) else " ", text)
+    return _ANY_CASE_REFERENCE.sub(
+        lambda m: m[0] if _NOT_ITEMS.fullmatch(m[0].lower()) else " ", text
+    )
 
 
 _PAIR = re.compile(r"\b([a-z]+)(?=[\s-]+([a-z]+)\b)")

@@ -50,7 +50,10 @@ _CUES: tuple[tuple[StatementKind, re.Pattern[str]], ...] = (
             r"|\bnot .{1,40} after all\b|\bactually (?:it'?s|it is|it was|the|we)\b"
             r"|\b(?:takes?|taking|took) (?:it |this |that )?over\b|\bover from\b"
             # "I'll take AI-1 myself", "sure, I'll take AI-3 over": an item someone else owned
-            r"|\b(?:takes?|taking|took) (?:[a-z]{1,10}-\d{1,6}|#\d{1,7}) (?:over|from|myself)\b"
+            # (a key in capitals, or an action item's in any case: "taking node-4 from the
+            # pool" hands nothing over)
+            r"|\b(?:takes?|taking|took) (?:(?-i:[A-Z]{1,10})-\d{1,6}|ai-\d{1,6}|#\d{1,7})"
+            r" (?:over|from|myself)\b"
             r"|\bnew owner\b|\breassign(?:ed|ing)?\b|\bno longer\b"
             r"|\bchanged? (?:the )?plan\b|\bupdate to the above\b|\brevised\b"
             # "Actually, Tomasz will own the ticket": a message that opens by taking back
@@ -79,8 +82,10 @@ _CUES: tuple[tuple[StatementKind, re.Pattern[str]], ...] = (
     (
         "action",
         re.compile(
-            # ("action items for the incident" announces a list: it is no item itself)
-            r"\b(?:action[ -]?items?|follow[ -]?ups?)\b(?!\s+(?:for|from|of)\b)|\bai-\d+\b"
+            # ("action items from the postmortem" announces a list: it is no item itself)
+            r"\b(?:action[ -]?items?|follow[ -]?ups?)\b"
+            r"(?!\s+(?:for|from|of)\s+(?:the|this|that|today'?s|yesterday'?s|our)\s+(?:[\w-]+\s+){0,3}?"
+            r"(?:incident|outage|postmortem|post-mortem|review|retro)\b)|\bai-\d+\b"
             r"|\b(?:i'?ll|i will) (?:own|take|file|write|add)\b"
             r"|\bowns?\b|\bowner\b|\bassigned to\b|\btodo\b|\bticket\b"
             r"|\bdue (?:date|by|on)\b",
@@ -115,8 +120,14 @@ _CUES: tuple[tuple[StatementKind, re.Pattern[str]], ...] = (
             r"|(?:^\s*|\b(?:we|i|they|just|have|'ve)\s+)patched\b"
             # "I have migrated master-1 to ds-03", "we drained node-4": a change said as done by
             # the team (a passive "was migrated at 09:40" tells what happened to it)
-            # ("bumped the cpu limit to 4": chat drops the "I" of a change reported as done)
-            r"|(?:^\s*|\b(?:we|i)(?:'ve| have)?\s+)(?:just\s+|now\s+|already\s+)?(?:[a-z]+-)?"
+            # "bumped the cpu limit to 4": chat drops the "I" of a change reported as done,
+            # for verbs that say a change was made ("Increased error rates", "moved to #inc-2",
+            # "blocked on the db team" report a state)
+            r"|^\s*(?:just\s+|now\s+|already\s+)?(?:bumped|drained|cordoned|evicted|rebooted"
+            r"|bounced|redeployed|re-deployed|flushed|purged|killed|migrated|v-?motioned"
+            r"|failed over|defragmented|defragged|compacted|suspended|re-?enabled|scaled"
+            r"|rolled (?:out|forward))\b"
+            r"|\b(?:we|i)(?:'ve| have)?\s+(?:just\s+|now\s+|already\s+)?(?:[a-z]+-)?"
             r"(?:moved|migrated|v-?motioned|relocated|drained|cordoned|evicted|rebooted|bounced"
             r"|failed over|switched|shifted|raised|increased|bumped|lowered|reduced|expanded"
             r"|extended|rotated|flushed|purged|killed|throttled|re-?enabled|redeployed|re-deployed"
@@ -143,8 +154,8 @@ _CUES: tuple[tuple[StatementKind, re.Pattern[str]], ...] = (
 #: "… after every rebuild. owner Ola", "… rolled back. ETA 10m": a short field after a full stop
 #: finishes the sentence before it; it states nothing on its own.
 _TRAILING_FIELD = re.compile(
-    r"^\s*[*_`(]*(?:owners?|owned by|assignee|assigned to|due|eta|deadline|target|ticket|jira"
-    r"|pr|cc)\b[*_`]*\s*[:=]?\s*(?:\S+\s*){1,3}$",
+    r"^\s*[*_`(]*(?:(?:owners?|owned by|assignee|assigned to)[*_`]*\s*[:=]?\s*(?:@?[A-Z]\w*|<@\w+>)"
+    r"|(?:due(?! to\b)|eta|deadline)[*_`]*\s*[:=]?\s*(?:\S+\s*){1,3})\W*$",
     re.I,
 )
 
@@ -154,8 +165,10 @@ def finishes_sentence(piece: str) -> bool:
     return _TRAILING_FIELD.match(piece) is not None
 
 
-#: Fewer words than this say no decision, whatever cue they hold ("agreed", "ok approved").
-_DECISION_WORDS = 3
+_AGREES = r"(?:ok(?:ay)?|yes|yep|sure|agreed|approved|\+1|lgtm|sounds good|deal|fine|go)"
+#: A reply made only of agreement ("agreed", "ok, approved!") says no decision, whatever cue it
+#: holds; "rollback approved" says what was.
+_AGREEMENT = re.compile(rf"^\W*{_AGREES}(?:\W+{_AGREES})*\W*$", re.I)
 
 _OWNER = re.compile(
     r"(?P<name>@?[A-Z][\w.-]+|<@[A-Z0-9]+>)\s+(?:now\s+)?(?:owns|will own|takes|has taken|is on)\b"
@@ -194,8 +207,8 @@ def classify(text: str, *, author: str | None = None) -> Statement:
         kind = "note"  # a question asks; it does not state
     if kind is None:
         kind = next((k for k, pattern in _CUES if pattern.search(flat)), "note")
-        if kind == "decision" and len(re.findall(r"\w+", flat)) < _DECISION_WORDS:
-            kind = "note"  # "agreed", "approved!": a reply that agrees, not what was decided
+        if kind == "decision" and _AGREEMENT.match(flat):
+            kind = "note"  # "agreed", "ok, approved!": a reply that agrees, not what was decided
     assert kind is not None
     owner = _owner(flat, author) if kind in ("action", "correction") else None
     return Statement(kind, flat, owner)

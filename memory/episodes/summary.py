@@ -23,7 +23,12 @@ from memory.episodes.statements import (
 )
 from memory.episodes.statements import classify as statement_of
 from memory.subjects import is_app_subject
-from memory.text import item_references, stems, without_item_references
+from memory.text import (
+    item_references,
+    shared_item_references,
+    stems,
+    without_item_references,
+)
 
 SECTIONS: tuple[str, ...] = ("decisions", "root_causes", "mitigations", "actions")
 LABELS = {
@@ -146,7 +151,7 @@ def summarise(messages: Sequence[Line], names: Mapping[str, str] | None = None) 
             section = _SECTION_OF.get(said.kind)
             if section is None:
                 continue
-            if said.kind == "action" and said.owner and said.owner not in line:
+            if said.kind == "action" and said.owner and not _names(line, said.owner):
                 line = f"{said.owner}: {line}"
             bucket = sections[section]
             if line not in bucket:
@@ -202,6 +207,11 @@ _SECTION_OF = {
 }
 
 
+def _names(line: str, person: str) -> bool:
+    """Whether the line names the person as a whole word ("owner Ola"; "Edge" is not "Ed")."""
+    return re.search(rf"(?<![\w@]){re.escape(person)}(?!\w)", line, re.I) is not None
+
+
 def _sentences(text: str) -> list[str]:
     """A message's sentences, one line at a time; a field after a full stop ("owner Raj") stays
     with the sentence it finishes."""
@@ -220,9 +230,10 @@ def _about(earlier: str, correction: str, *, words: int = 1) -> bool:
     """Whether a correction is about what it may correct: when both name items ("AI-1"), the
     same one; else `words` subject words in common (an item's key is no word: AI-1 is not
     AI-2 for sharing "ai")."""
-    named, listed = item_references(correction), item_references(earlier)
-    if named and listed:
-        return bool(named & listed)
+    if shared_item_references(earlier, correction):
+        return True
+    if item_references(earlier) and item_references(correction):
+        return False  # another item
     said = stems(without_item_references(correction))
     return len(stems(without_item_references(earlier)) & said) >= words
 
@@ -245,16 +256,15 @@ def _apply_correction(
         for i in range(len(bucket) - 1, -1, -1):
             if _about(bucket[i], text, words=2):
                 owner = said.owner or author
-                if name == "actions" and item_references(text) & item_references(bucket[i]):
-                    who = f"{owner}: " if owner and owner not in line else ""
+                if name == "actions" and shared_item_references(bucket[i], text):
+                    who = f"{owner}: " if owner and not _names(line, owner) else ""
                     line = _clip(f"{bucket[i].split(' → ')[0]} → {who}{line}", MAX_LINE_CHARS)
                 bucket[i] = line
                 return root_cause
     if root_cause and _about(root_cause, text):
         return line
     # A handover of an item the roll-up does not list: who owns it now is still an action.
-    handover = names_an_owner(text) or item_references(text)
-    if handover and line not in sections["actions"]:
+    if names_an_owner(text) and line not in sections["actions"]:
         sections["actions"].append(line)
         del sections["actions"][:-MAX_LINES_PER_SECTION]
     return root_cause

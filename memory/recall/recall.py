@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -253,12 +254,8 @@ class Recall:
         top = [it for it in items[: self._config.correction_top] if it.channel_id is not None]
         for channel in {it.channel_id for it in top}:
             mine = [it for it in top if it.channel_id == channel]
-            rows = await note_store.later_corrections(
-                self._db,
-                requester,
-                channel_id=str(channel),
-                after_id=min(it.id for it in mine),
-                limit=50,
+            rows = await self._shared_corrections(
+                requester, str(channel), after_id=min(it.id for it in mine)
             )
             for row in rows:
                 if incident_id is not None and row["incident_id"] != incident_id:
@@ -333,7 +330,12 @@ class Recall:
                 for r, it in enumerate(ranked)
             ]
 
-        probabilities = judged(without_pointer_back(query))
+        # "Last time" is no word a past incident's note says. A question that asks for a kind of
+        # statement ("what did we decide about the CDN last time?") is answered by the earlier
+        # incident's statements (`_with_earlier`) and keeps it, so its kind word ("decide")
+        # alone passes no decision.
+        plain = not asked_kinds(query) and topic_words(query)
+        probabilities = judged(without_pointer_back(query) if plain else query)
         chosen = floor.keep(probabilities)
         parts = clauses(query)
         # A question that asks two things: each part may add the item that best answers it,
@@ -466,21 +468,23 @@ class Recall:
         the cache"): the newest statements of the kinds asked for from the latest incident
         (not the one asked in) whose title holds every topic word of the question lead."""
         topic = topic_words(query)
-        if not topic:
+        # One word ("search") is in many titles; "the search incident" says it names one.
+        if not topic or (len(topic) < 2 and not _NAMES_AN_INCIDENT.search(query)):
             return items
         from memory.incidents import Incidents
 
-        recent = await Incidents(self._db, self._clock).list_recent(
-            requester, limit=incidents_back + 1
-        )
+        incidents = Incidents(self._db, self._clock)
+
+        def titled(incident: Incident) -> bool:
+            return topic <= stems(expand_identifiers(incident.title))
+
+        if requester.channel_id:
+            here = await incidents.for_channel(requester.team_id, requester.channel_id)
+            if here is not None and titled(here):
+                return items  # asked in a repeat of it: about this one (`_with_this_incident`)
+        recent = await incidents.list_recent(requester, limit=incidents_back + 1)
         named = next(
-            (
-                i
-                for i in recent
-                if i.channel_id != requester.channel_id
-                and topic <= stems(expand_identifiers(i.title))
-            ),
-            None,
+            (i for i in recent if i.channel_id != requester.channel_id and titled(i)), None
         )
         if named is None:
             return items
@@ -489,6 +493,17 @@ class Recall:
         shown = {s.id for s in said}
         return said + [i for i in items if i.id not in shown]
 
+    async def _shared_corrections(
+        self, requester: Requester, channel_id: str, *, after_id: int
+    ) -> list[Row]:
+        """Corrections said in the channel after `after_id` that others may read: a personal
+        note never marks a shared statement superseded in an answer others read (the store's
+        query excludes them too)."""
+        rows = await note_store.later_corrections(
+            self._db, requester, channel_id=channel_id, after_id=after_id, limit=50
+        )
+        return [r for r in rows if r["scope"] != "user"]
+
     async def _with_corrections(
         self, requester: Requester, items: list[RecallItem]
     ) -> list[RecallItem]:
@@ -496,9 +511,7 @@ class Recall:
         for item in items:
             fix = None
             if item.channel_id is not None and item.kind != "correction":
-                rows = await note_store.later_corrections(
-                    self._db, requester, channel_id=item.channel_id, after_id=item.id, limit=50
-                )
+                rows = await self._shared_corrections(requester, item.channel_id, after_id=item.id)
                 fixes = [
                     r
                     for r in rows
@@ -731,6 +744,10 @@ class Recall:
         self, requester: Requester, ids: list[int], incident_id: str | None
     ) -> list[Row]:
         return await note_store.visible_rows(self._db, requester, ids, incident_id=incident_id)
+
+
+#: A question that says it is about an incident ("the search incident", "that outage").
+_NAMES_AN_INCIDENT = re.compile(r"\b(?:incident|outage|postmortem|post-mortem|sev ?\d)\b", re.I)
 
 
 async def _nothing() -> list[int]:

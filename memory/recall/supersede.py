@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from memory.episodes.statements import names_an_owner
-from memory.text import item_references, stems, without_item_references
+from memory.text import item_references, shared_item_references, stems, without_item_references
 
 # Said by corrections in general, so sharing them says nothing about the subject.
 _CORRECTION_WORDS = stems(
@@ -34,7 +34,7 @@ def _topic(text: str) -> set[str]:
     """A statement's topic words: its stems without numbers and words that only say when, and
     the items it names each as one word ("AI-1" is not "AI-2": they share no "ai")."""
     words = {w for w in stems(without_item_references(text)) if not w.isdigit()}
-    return (words - _WHEN_WORDS) | item_references(text)
+    return (words - _WHEN_WORDS) | item_references(text, any_case=True)
 
 
 @dataclass(frozen=True)
@@ -66,6 +66,6 @@ def corrects(
     shared = (_topic(earlier_text) & _topic(correction_text)) - _CORRECTION_WORDS
     # Naming the same item ("I'll take AI-1 over" after "AI-1: … owner Hamid") is the same
     # subject however late it is said.
-    if len(shared) >= config.shared_words or shared & item_references(earlier_text):
+    if len(shared) >= config.shared_words or shared_item_references(earlier_text, correction_text):
         return True
     return len(shared) >= 1 and correction_id - earlier_id <= config.soon_notes

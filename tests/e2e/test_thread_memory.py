@@ -343,3 +343,28 @@ async def test_how_to_fix_it_is_not_answered_by_the_alert_an_app_posted_last_tim
     )
     assert "FIRING" not in memory and "62% throttling" not in answer.text.split("*Runbooks*")[0]
     assert "raised the cpu limit to 4" in memory
+
+
+async def test_a_repeat_incident_with_the_same_title_answers_about_itself(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """Asked in inc-50-checkout-latency, "the checkout latency" is this incident, not the
+    earlier one of the same title."""
+    said = [
+        (BOB, "checkout latency is at 4s, looking"),
+        (ALICE, "turns out the synonyms cron flushes the query cache every hour"),
+    ]
+    await _thread(driver, slack, said)
+    slack.workspace.add_channel("C0INC50", "inc-50-checkout-latency", members=[ALICE, BOB, BOSS])
+    parent = slack.workspace.post("C0INC50", "checkout latency again since 09:00", user=BOB)
+    await driver.say(
+        "C0INC50",
+        ALICE,
+        "root cause: the new payments sidecar adds 2s per call",
+        thread_ts=parent.ts,
+    )
+    await finished(bot, answers=0, captured=3)
+    question = "what was the root cause of the checkout latency incident?"
+    _, answer = await answered(driver, slack, BOSS, question, "C0INC50")
+    lead = next(line for line in answer.text.splitlines() if line.startswith("Memory says"))
+    assert "payments sidecar" in lead

@@ -663,3 +663,28 @@ async def test_a_question_about_something_else_gets_none_of_the_incidents_statem
     opening = "[FIRING:1] KubePersistentVolumeFillingUp kafka/data-kafka-2"
     items = await recall.relevant(here, question, thread=AskedIn("1.0", opening))
     assert not any(i.text.startswith(not_said) for i in items), [i.text for i in items]
+
+
+async def test_a_later_handover_is_ranked_beside_the_item_it_takes_over(db, redactor, embedder):
+    """ "Who owns it now?": the handover names the item only by its key and shares no other
+    word with the question, so it is found through the item it corrects (its share of the
+    item's score), not by search."""
+    notes = Notes(db, redactor, embedder)
+    await notes.save(
+        ctx("C1"),
+        "AI-1: set idle_in_transaction_session_timeout on recon roles. owner Hamid",
+        "action",
+    )
+    for n in range(12):
+        await notes.save(
+            ctx("C1"), f"follow-up on replica {n}: idle sessions are fine, its owner says", "note"
+        )
+    await notes.save(ctx("C1"), "fine, I'll take AI-1 myself, due 21 June", "correction")
+    asker = Requester("T1/UASK", "T1", channel_id="C1")
+    question = "who owns the idle_in_transaction_session_timeout follow-up now?"
+    shown = [i.text for i in await Recall(db, embedder).recall(asker, question, k=3)]
+    assert "fine, I'll take AI-1 myself, due 21 June" in shown
+    unlent = Recall(db, embedder, RecallConfig(correction_share=0.0))
+    assert "fine, I'll take AI-1 myself, due 21 June" not in [
+        i.text for i in await unlent.recall(asker, question, k=3)
+    ]

@@ -186,6 +186,10 @@ def test_naming_the_same_item_links_a_correction_however_late_and_another_item_n
     other = "AI-2: alert on pgbouncer cl_waiting above 50. owner Hamid"
     assert not corrects(other, 1, "fine, I'll take AI-1 myself, due 21 June", 2)
     assert corrects("PR #2219 adds backoff to the client", 1, "correction: #2219 was reverted", 90)
+    # A key typed in lower case still names the item; severities and ciphers name no item.
+    assert corrects(item, 1, "fine, i'll take ai-1 myself", 90, earlier_kind="action")
+    sev = "AI-2: alert on SEV-1 paging gaps. owner Ola"
+    assert not corrects(sev, 1, "correction: this is SEV-1 not SEV-2", 90)
 
 
 def test_taking_over_an_item_by_its_id_is_a_handover() -> None:
@@ -203,6 +207,19 @@ def test_taking_over_an_item_by_its_id_is_a_handover() -> None:
     # Chat drops the "I" of a change reported as done; a passive one tells what happened.
     assert classify("bumped the cpu limit 2 -> 4 on search-api at 14:10").kind == "mitigation"
     assert classify("master-1 was live-migrated at 09:40").kind == "note"
+    # A state reported with a verb that can also name a change is not one.
+    for state in (
+        "Increased error rates on checkout since 10:02",
+        "moved to #inc-2481, follow there",
+        "blocked on db team approval",
+        "raised this with the db team",
+        "taking node-4 from the pool",  # a host, not an item someone owned
+    ):
+        assert classify(state).kind == "note", state
+    assert classify("fine, i'll take ai-1 myself").kind == "correction"
+    assert classify("action item for bob: fix the alert").kind == "action"
+    assert classify("follow up for the alert: add runbook link").kind == "action"
+    assert classify("rollback approved").kind == "decision"
 
 
 async def test_relevant_leads_with_the_correction_and_marks_the_old_statement(
@@ -323,3 +340,52 @@ async def test_each_part_of_a_two_part_question_brings_the_note_that_answers_it(
     ]
     one = await recall.relevant(ASKER, "what did we roll back?")
     assert [i.text for i in one] == ["rolled back payments-api to v41 at 10:12"]
+
+
+async def _personal_correction(db, redactor, embedder) -> Recall:
+    """A shared decision, then the asker's own personal note correcting it."""
+    notes = Notes(db, redactor, embedder)
+    await notes.save(ctx("C1", author=ALICE), "decision: roll back checkout to v40", "decision")
+    await notes.save(
+        ctx("C1", scope="user", user="UASK"),
+        "scratch that, roll back checkout to v38 instead of v40",
+        "correction",
+    )
+    return Recall(db, embedder)
+
+
+async def test_a_personal_correction_is_never_read_as_superseding_a_shared_statement(
+    db, redactor, embedder
+) -> None:
+    """SQL layer: the corrections query returns shared rows only, even to the note's owner."""
+    from memory.store import notes as note_store
+
+    await _personal_correction(db, redactor, embedder)
+    rows = await note_store.later_corrections(db, ASKER, channel_id="C1", after_id=0, limit=50)
+    assert rows == []
+    items = await Recall(db, embedder).relevant(ASKER, "which version do we roll checkout to?")
+    shared = next(i for i in items if i.scope == "channel")
+    assert shared.superseded_by is None
+
+
+async def test_a_personal_correction_the_store_returned_still_supersedes_nothing_shared(
+    db, redactor, embedder, monkeypatch
+) -> None:
+    """Code layer: were the store to return a personal correction, recall drops it."""
+    from memory.store import notes as note_store
+
+    recall = await _personal_correction(db, redactor, embedder)
+    mine = await db.fetchall(
+        "SELECT n.id, n.kind, n.text, n.scope, n.incident_id, n.channel_id, n.owner_subject_id,"
+        " n.created_at, n.permalink, n.author_name, n.source_ts FROM memory_notes n"
+        " WHERE n.scope = 'user'"
+    )
+    assert len(mine) == 1
+
+    async def unfiltered(*_args: object, **_kwargs: object) -> list:
+        return list(mine)
+
+    monkeypatch.setattr(note_store, "later_corrections", unfiltered)
+    items = await recall.relevant(ASKER, "which version do we roll checkout to?")
+    assert all(i.superseded_by is None for i in items if i.scope == "channel")
+    assert not any(i.corrects for i in items)

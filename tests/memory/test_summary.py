@@ -175,3 +175,21 @@ def test_a_handover_of_an_item_not_listed_is_still_an_action_and_a_bare_agreemen
     )
     assert s.sections["decisions"] == []
     assert s.sections["actions"] == ["fine, I'll take OPS-42 myself, due Friday"]
+
+
+def test_only_an_owner_or_date_field_stays_with_the_sentence_before_it() -> None:
+    s = summarise(
+        _thread(
+            "checkout 5xx since 10:02",
+            "we rolled back to v41. Ticket OPS-77 filed for the pool change.",
+            "I'll own the Edge cache purge",
+            "correction: we're SEV-2, not SEV-1",
+        ),
+        {"T1/U2": "Ed"},
+    )
+    assert s.sections["mitigations"] == ["we rolled back to v41."]
+    # "Edge" does not name Ed; a correction that hands nothing over is no action.
+    assert s.sections["actions"] == [
+        "Ticket OPS-77 filed for the pool change.",
+        "Ed: I'll own the Edge cache purge",
+    ]

@@ -26,6 +26,10 @@ def test_a_cut_backs_off_to_a_whole_word_unless_the_space_is_too_early() -> None
 def test_item_references_are_ticket_keys_and_numbers_not_hashes_or_hostnames() -> None:
     said = "AI-1 and OPS-1234 (see PR #2219), SHA-256 pinned, kafka-prod-2-b3 restarted"
     assert item_references(said) == {"ai-1", "ops-1234", "#2219"}
+    assert item_references("SEV-1, AES-256, RSA-2048, UTC-5, HTTP-503 and P-1") == set()
+    # Lower case is read only when asked: alone, "node-4" is as often a host as an item.
+    assert item_references("i'll take ai-1 off node-4") == set()
+    assert item_references("i'll take ai-1", any_case=True) == {"ai-1"}
     assert "SHA-256" in without_item_references(said) and "AI-1" not in without_item_references(
         said
     )
