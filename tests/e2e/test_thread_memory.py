@@ -27,6 +27,18 @@ from tests.e2e.workspace import (
 )
 
 
+def _memory_section(blocks: list[dict[str, Any]]) -> str:
+    """The answer's *Memory* section as posted ("" when it has none)."""
+    return next(
+        (
+            b["text"]["text"]
+            for b in blocks
+            if b.get("text", {}).get("text", "").startswith("*Memory*")
+        ),
+        "",
+    )
+
+
 async def _thread(driver: SlackDriver, slack: FakeSlack, lines: list[tuple[str, str]]) -> str:
     parent = slack.workspace.post(INCIDENT, "checkout is returning 503s since 10:02", user=ALICE)
     for user, text in lines:
@@ -75,11 +87,7 @@ async def test_a_later_correction_wins_over_what_it_corrects(
     # The answer's first line states what is true now, not how the correction opened.
     said = next(line for line in answer.text.splitlines() if line.startswith("Memory says"))
     assert said.endswith("): roll back checkout to v39 instead of v40, v40 has the bug too")
-    memory = next(
-        b["text"]["text"]
-        for b in answer.blocks
-        if b.get("text", {}).get("text", "").startswith("*Memory*")
-    )
+    memory = _memory_section(answer.blocks)
     assert memory.index("v39 instead of v40") < memory.index("roll back the checkout service")
     assert "superseded" in memory
 
@@ -255,21 +263,13 @@ async def test_a_handover_named_by_the_item_id_wins_however_late_it_is_said(
     )
     said = next(line for line in answer.text.splitlines() if line.startswith("Memory says"))
     assert "I'll take AI-1 myself" in said  # the handover leads
-    memory = next(
-        b["text"]["text"]
-        for b in answer.blocks
-        if b.get("text", {}).get("text", "").startswith("*Memory*")
-    )
+    memory = _memory_section(answer.blocks)
     assert memory.index("take AI-1 myself") < memory.index("idle_in_transaction")
     assert "superseded" in memory
 
     # The item said just before the handover is another one: AI-1 is not AI-2.
     _, answer = await answered(driver, slack, BOSS, "who owns the pgbouncer cl_waiting alert?")
-    memory = next(
-        b["text"]["text"]
-        for b in answer.blocks
-        if b.get("text", {}).get("text", "").startswith("*Memory*")
-    )
+    memory = _memory_section(answer.blocks)
     assert "cl_waiting above 50" in memory
     assert "take AI-1" not in memory and "superseded" not in memory
 
@@ -333,14 +333,7 @@ async def test_how_to_fix_it_is_not_answered_by_the_alert_an_app_posted_last_tim
     await finished(bot, answers=0, captured=2)
     question = "how do i fix cpu throttling on search-api?"
     _, answer = await answered(driver, slack, BOSS, question, "C0INC48")
-    memory = next(
-        (
-            b["text"]["text"]
-            for b in answer.blocks
-            if b.get("text", {}).get("text", "").startswith("*Memory*")
-        ),
-        "",
-    )
+    memory = _memory_section(answer.blocks)
     assert "FIRING" not in memory and "62% throttling" not in answer.text.split("*Runbooks*")[0]
     assert "raised the cpu limit to 4" in memory
 
