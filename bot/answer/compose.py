@@ -182,6 +182,8 @@ class Answering:
             question=q.text,
             memory_first=asks_what_happened(q.text),
         )
+        if similar and asks_if_seen_before(q.text):
+            summary = _seen_before(similar[0], summary)
         own = _budget(personal, self.config.context_tokens // 3, prefix="Y")
         return Answer(
             summary,
@@ -323,6 +325,38 @@ def _asks_who_or_where(question: str) -> bool:
     """Whether a question about what happened asks who ("who owns the follow-up?") or where
     the incident stands ("what is the status?"): what the team said, never a procedure."""
     return bool(_WHO.match(question)) or bool(_SAID_ONLY & set(asked_kinds(question)))
+
+
+_SEEN_BEFORE = re.compile(
+    r"\b(?:happen|happened|seen|had|hit|see|saw)\b(?:\s+\w+){0,3}\s+(?:before|previously)\b"
+    r"(?!\s+(?:we|you|they|i|the|a|an|it|\w+ing)\b)|\bever (?:seen|had|hit|happened)\b"
+    r"|\bfirst time\b",
+    re.I,
+)
+
+
+def asks_if_seen_before(question: str) -> bool:
+    """Whether the question asks if this happened before ("has this happened before?", "seen
+    this before?", "is this the first time?"): the answer is the past incident, first."""
+    return _SEEN_BEFORE.search(question) is not None
+
+
+def _seen_before(match: SimilarIncident, summary: str) -> str:
+    """The answer's lead for "has this happened before?": the most similar past incident, what
+    it was and how it ended, in place of memory's line (its notes are listed below)."""
+    facts = " · ".join(x for x in (match.when, match.status) if x)
+    if match.said_status:  # `/incident status` may lag what its thread says
+        facts += f"; thread says: {_first_sentence(strip_label(match.said_status), 60)}"
+    said = match.line or match.why
+    head = f"Seen before: {match.incident_id} {match.title}" + (f" ({facts})" if facts else "")
+    lead = f"{head} — {_first_sentence(strip_label(said))}" if said else head
+    rest = [
+        line
+        for line in summary.split("\n")
+        if not line.startswith("Memory says [")
+        and line not in (messages.NOTHING_IN_MEMORY_HERE, messages.NOTHING_FOUND)
+    ]
+    return "\n".join([lead, *rest])
 
 
 def names_nothing(question: str) -> bool:

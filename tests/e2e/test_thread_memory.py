@@ -361,3 +361,23 @@ async def test_a_repeat_incident_with_the_same_title_answers_about_itself(
     _, answer = await answered(driver, slack, BOSS, question, "C0INC50")
     lead = next(line for line in answer.text.splitlines() if line.startswith("Memory says"))
     assert "payments sidecar" in lead
+
+
+async def test_has_this_happened_before_leads_with_the_past_incident(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    said = [
+        (BOB, "checkout p99 at 4s, pods throttled"),
+        (ALICE, "root cause: the synonyms cron flushes the query cache every hour"),
+    ]
+    later = await _then_a_new_incident(bot, driver, slack, said, "C0INC51")
+    _, answer = await answered(
+        driver, slack, BOSS, "checkout p99 at 4s, has this happened before?", later
+    )
+    lead = answer.text.splitlines()[0]
+    assert lead.startswith("Seen before: inc-42 checkout latency (")
+    assert lead.endswith("— the synonyms cron flushes the query cache every hour")
+    assert not any(line.startswith("Memory says") for line in answer.text.splitlines())
+    # Any other question keeps memory's line.
+    _, other = await answered(driver, slack, BOSS, "what was the checkout root cause?", later)
+    assert other.text.startswith("Memory says")

@@ -322,3 +322,14 @@ async def test_a_searched_runbook_says_how_sure_the_search_is_and_a_named_one_do
     assert f"confidence {sure(searched)} %* [S1]" in searched.summary
     named = await answering.compose(question("what does high-latency say?"))
     assert all("confidence" not in s.label for s in named.of_kind("runbook"))
+
+
+def test_a_question_asking_if_it_happened_before_is_told_apart_from_one_about_before() -> None:
+    from bot.answer.compose import asks_if_seen_before
+
+    for asked in ("has this happened before?", "seen this before?", "is this the first time?",
+                  "did we hit this before in prod?", "have we seen it previously?"):  # fmt: skip
+        assert asks_if_seen_before(asked), asked
+    for other in ("what did we do before restarting?", "what did we check before the rollback?",
+                  "it is happening again, how do we fix it?"):  # fmt: skip
+        assert not asks_if_seen_before(other), other
