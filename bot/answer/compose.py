@@ -55,6 +55,10 @@ _NAMES_NOTHING = stems(
 CONTEXT_CHARS = 400  # of the thread's first message, read with a vague question
 
 
+#: The least of a source worth citing once cut to fit the budget (a paragraph or two).
+MIN_CUT_TOKENS = 200
+
+
 def estimate_tokens(text: str) -> int:
     """A cheap, stable token estimate (about 4 characters per token for English)."""
     return len(text) // 4 + 1
@@ -413,13 +417,22 @@ def _runbook_sources(
 
 
 def _budget(candidates: list[Source], budget: int, *, prefix: str = "S") -> list[Source]:
-    """Keep sources in priority order until the token budget is spent; number what is kept."""
+    """Keep sources in priority order until the token budget is spent; number what is kept. A
+    source longer than what is left is cut to fit (at a line, sentence or word) when a useful
+    part fits: a long Mitigation section dropped whole left only its runbook's see-also links."""
     kept: list[Source] = []
     used = 0
-    for source in candidates:
-        cost = estimate_tokens(source.label) + estimate_tokens(source.text)
+    costs = [estimate_tokens(c.label) + estimate_tokens(c.text) for c in candidates]
+    for i, source in enumerate(candidates):
+        cost = costs[i]
         if used + cost > budget:
-            continue
+            room = budget - used - estimate_tokens(source.label)
+            # What follows keeps up to half of what is left (see-also links, memory).
+            room -= min(sum(costs[i + 1 :]), room // 2)
+            if room < MIN_CUT_TOKENS:
+                continue
+            source = replace(source, text=runbook_text.lead(source.text, room * 4))
+            cost = estimate_tokens(source.label) + estimate_tokens(source.text)
         used += cost
         kept.append(replace(source, key=f"{prefix}{len(kept) + 1}"))
     return kept

@@ -52,6 +52,17 @@ def test_sources_beyond_the_token_budget_are_left_out_and_kept_ones_are_numbered
     assert sum(estimate_tokens(s.label) + estimate_tokens(s.text) for s in kept) <= 1_300
 
 
+def test_a_top_section_longer_than_the_budget_is_cut_to_fit_not_dropped() -> None:
+    """Dropped whole, a long Mitigation section left only its runbook's see-also links."""
+    steps = "\n\n".join(f"Step {i}: drain the node and check the kubelet logs." for i in range(400))
+    top = Source("", "runbook", "kubelet-down › Mitigation", steps)
+    also = Source("", "runbook", "see also node-not-ready › Mitigation", "Cordon the node.")
+    kept = _budget([top, also], budget=1_000)
+    assert [s.label for s in kept] == ["kubelet-down › Mitigation", also.label]
+    assert kept[0].text.startswith("Step 0: drain the node") and kept[0].text.endswith("…")
+    assert sum(estimate_tokens(s.label) + estimate_tokens(s.text) for s in kept) <= 1_000
+
+
 def test_the_summary_leads_with_the_top_runbook_then_the_first_memory_line_by_line() -> None:
     """What a person reads first: the top runbook (label, citation, its text), then what the
     most relevant memory says, its first sentence only, one part per line."""
