@@ -350,10 +350,39 @@ class Recall:
                     chosen.append(best)
                 lead = lead or ranked[best].channel_id
         kept = [replace(ranked[i], relevance=probabilities[i]) for i in sorted(chosen)]
+        kept = self._with_what_they_correct(kept, ranked)
         most = floor.most + len(parts) - 1
         items = (await self._with_corrections(requester, kept))[:most]
         items = await self._with_earlier(requester, query, items)
         return await self._with_this_incident(requester, query, items, thread)
+
+    def _with_what_they_correct(
+        self, kept: list[RecallItem], ranked: list[RecallItem]
+    ) -> list[RecallItem]:
+        """A kept correction without what it corrects brings the best-ranked candidate it is
+        about: "sure, I'll take AI-1 over" says who owns AI-1 now, and only the item it takes
+        over ("AI-1: move the rebuild to 03:00. owner Raj") says what AI-1 is. It is shown
+        under the correction, marked superseded (`_with_corrections`)."""
+        out, shown = list(kept), {k.id for k in kept}
+        for fix in kept:
+            if fix.kind != "correction" or fix.scope == "user" or fix.channel_id is None:
+                continue
+            earlier = [
+                c
+                for c in ranked
+                if c.kind != "correction" and c.channel_id == fix.channel_id and c.id < fix.id
+            ]
+            about = (
+                c
+                for c in earlier
+                if corrects(c.text, c.id, fix.text, fix.id, self._config.supersede,
+                            earlier_kind=c.kind)
+            )  # fmt: skip
+            found = next(about, None)
+            if found is not None and found.id not in shown:
+                out.append(replace(found, relevance=fix.relevance))
+                shown.add(found.id)
+        return out
 
     async def _with_this_incident(
         self,

@@ -389,3 +389,29 @@ async def test_a_personal_correction_the_store_returned_still_supersedes_nothing
     items = await recall.relevant(ASKER, "which version do we roll checkout to?")
     assert all(i.superseded_by is None for i in items if i.scope == "channel")
     assert not any(i.corrects for i in items)
+
+
+async def test_a_kept_correction_brings_the_item_it_corrects_under_it(
+    db, redactor, embedder
+) -> None:
+    """Only the handover passes a strict floor; it says who owns AI-1, not what AI-1 is, so the
+    item it takes over is shown under it, marked superseded."""
+    from dataclasses import replace as with_
+
+    from memory.recall.recall import RecallConfig
+
+    notes = Notes(db, redactor, embedder)
+    await notes.save(ctx("C1"), "AI-1: move the synonyms rebuild to 03:00 UTC. owner Raj", "action")
+    for n in range(6):
+        await notes.save(ctx("C1"), f"timeline comment {n} fixed in the doc", "note")
+    await notes.save(ctx("C1"), "sure, I'll take AI-1 over, due 20 Nov", "correction")
+    strict = {m: with_(f, ratio=0.999) for m, f in FLOORS.items()}
+    recall = Recall(db, embedder, RecallConfig(floors=strict))
+    ranked = await recall.recall(ASKER, "who owns AI-1 now?", k=10)
+    assert ranked[0].text.startswith("sure, I'll take AI-1 over")  # the floor keeps it alone
+    items = await recall.relevant(ASKER, "who owns AI-1 now?")
+    assert [i.text for i in items] == [
+        "sure, I'll take AI-1 over, due 20 Nov",
+        "AI-1: move the synonyms rebuild to 03:00 UTC. owner Raj",
+    ]
+    assert items[1].superseded_by == items[0].id and items[0].corrects == items[1].id
