@@ -176,7 +176,8 @@ def digest_parts(d: Digest) -> list[str]:
         actions = e.sections.get("actions") or []
         report.actions += [f"Action: {line(a, 160)}" for a in actions[:3]]
         if len(actions) > 3:
-            report.actions.append(f"…and {len(actions) - 3} more actions")
+            more = len(actions) - 3
+            report.actions.append(f"…and {more} more action{'s' if more > 1 else ''}")
         if e.incident_id is None:
             loose.append(report.render())
     seen: set[str] = set()
