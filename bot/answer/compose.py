@@ -57,6 +57,7 @@ CONTEXT_CHARS = 400  # of the thread's first message, read with a vague question
 
 #: The least of a source worth citing once cut to fit the budget (a paragraph or two).
 MIN_CUT_TOKENS = 200
+MIN_CUT_CHARS = 80  # what a cut must keep besides its ellipsis and fences to be cited
 
 
 def estimate_tokens(text: str) -> int:
@@ -331,10 +332,16 @@ def _asks_who_or_where(question: str) -> bool:
     return bool(_WHO.match(question)) or bool(_SAID_ONLY & set(asked_kinds(question)))
 
 
+_IT = r"(?:this|it|that|the same(?: \w+)?)"
 _SEEN_BEFORE = re.compile(
-    r"\b(?:happen|happened|seen|had|hit|see|saw)\b(?:\s+\w+){0,3}\s+(?:before|previously)\b"
-    r"(?!\s+(?:we|you|they|i|the|a|an|it|\w+ing)\b)|\bever (?:seen|had|hit|happened)\b"
-    r"|\bfirst time\b",
+    rf"\b(?:seen|had|hit|saw|see|get|got)\s+{_IT}(?:\s+\w+){{0,3}}?\s+(?:before|previously"
+    r"|in the past)(?!\s+(?:we|you|they|i|the|a|an|it|\w+ing|\d)\b)"
+    rf"|\b{_IT}\s+(?:\w+\s+)?(?:happened|happen|occurred|come up|came up)\s+(?:before|previously"
+    r"|in the past)\b"
+    rf"|\b(?:anyone|anybody|we|you)\s+(?:ever\s+)?(?:seen|had|hit|saw)\s+{_IT}\b"
+    r"|\bever (?:seen|had|hit|happened)\b|\b(?:is|was) this the first time\b"
+    r"|\b(?:any |similar |previous |past |earlier )+(?:incidents?|outages?)(?: like (?:this|it))?\s*\?"
+    r"|\bis (?:this|it) (?:a )?recurr\w*|\bsame as last time\b",
     re.I,
 )
 
@@ -347,7 +354,8 @@ def asks_if_seen_before(question: str) -> bool:
 
 def _seen_before(match: SimilarIncident, summary: str) -> str:
     """The answer's lead for "has this happened before?": the most similar past incident, what
-    it was and how it ended, in place of memory's line (its notes are listed below)."""
+    it was and how it ended, above the rest of the summary. Memory's line stays (it may be what
+    this incident's responders said about it), only "memory has nothing" goes."""
     facts = " · ".join(x for x in (match.when, match.status) if x)
     if match.said_status:  # `/incident status` may lag what its thread says
         facts += f"; thread says: {_first_sentence(strip_label(match.said_status), 60)}"
@@ -357,8 +365,7 @@ def _seen_before(match: SimilarIncident, summary: str) -> str:
     rest = [
         line
         for line in summary.split("\n")
-        if not line.startswith("Memory says [")
-        and line not in (messages.NOTHING_IN_MEMORY_HERE, messages.NOTHING_FOUND)
+        if line not in (messages.NOTHING_IN_MEMORY_HERE, messages.NOTHING_FOUND)
     ]
     return "\n".join([lead, *rest])
 
@@ -431,7 +438,10 @@ def _budget(candidates: list[Source], budget: int, *, prefix: str = "S") -> list
             room -= min(sum(costs[i + 1 :]), room // 2)
             if room < MIN_CUT_TOKENS:
                 continue
-            source = replace(source, text=runbook_text.lead(source.text, room * 4))
+            cut = runbook_text.lead(source.text, room * 4)
+            if len(re.sub(r"```|…|\s", "", cut)) < MIN_CUT_CHARS:
+                continue  # nothing of it fits but the ellipsis (a long command, say)
+            source = replace(source, text=cut)
             cost = estimate_tokens(source.label) + estimate_tokens(source.text)
         used += cost
         kept.append(replace(source, key=f"{prefix}{len(kept) + 1}"))

@@ -17,6 +17,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from memory.clock import Clock, parse_iso, utc_now
+from memory.episodes.statements import without_correction_cue
 from memory.errors import EmbeddingUnavailable, InvalidLimit
 from memory.incidents import parse_incident_id
 from memory.notes.exchange import WINDOW as EXCHANGE_WINDOW
@@ -37,7 +38,7 @@ from memory.recall.ranking import (
     length_factor,
     recency_factor,
 )
-from memory.recall.supersede import SupersedeConfig, corrects
+from memory.recall.supersede import SupersedeConfig, corrects, overlap
 from memory.recall.time_hints import periods_in
 from memory.scopes import Requester, visible_partitions
 from memory.store import notes as note_store
@@ -359,26 +360,32 @@ class Recall:
     def _with_what_they_correct(
         self, kept: list[RecallItem], ranked: list[RecallItem]
     ) -> list[RecallItem]:
-        """A kept correction without what it corrects brings the best-ranked candidate it is
-        about: "sure, I'll take AI-1 over" says who owns AI-1 now, and only the item it takes
-        over ("AI-1: move the rebuild to 03:00. owner Raj") says what AI-1 is. It is shown
-        under the correction, marked superseded (`_with_corrections`)."""
+        """A kept correction without what it corrects brings the candidate it is plainly about
+        (the same item, or as many shared words as link a correction however late; the most
+        words first): "sure, I'll take AI-1 over" says who owns AI-1 now, and only the item it
+        takes over ("AI-1: move the rebuild to 03:00. owner Raj") says what AI-1 is. It is
+        shown under the correction, marked superseded (`_with_corrections`)."""
         out, shown = list(kept), {k.id for k in kept}
         for fix in kept:
             if fix.kind != "correction" or fix.scope == "user" or fix.channel_id is None:
                 continue
-            earlier = [
-                c
-                for c in ranked
-                if c.kind != "correction" and c.channel_id == fix.channel_id and c.id < fix.id
-            ]
-            about = (
-                c
-                for c in earlier
-                if corrects(c.text, c.id, fix.text, fix.id, self._config.supersede,
-                            earlier_kind=c.kind)
-            )  # fmt: skip
-            found = next(about, None)
+            # Only what it plainly is about: the same item, or as many shared words as link a
+            # correction however late ("checkout" alone links a pager handover to a root cause).
+            strong = self._config.supersede.shared_words
+            # On a tie, what its first clause says it corrects ("roll back to v39 instead, v40
+            # has the payments bug too" corrects the rollback, not the payments root cause).
+            said = re.split(r"[,;.]\s", without_correction_cue(fix.text), maxsplit=1)[0]
+            about = [
+                (overlap(c.text, fix.text, self._config.supersede), overlap(c.text, said), -rank, c)
+                for rank, c in enumerate(ranked)
+                if c.kind != "correction"
+                and c.channel_id == fix.channel_id
+                and c.id < fix.id
+                and corrects(c.text, c.id, fix.text, fix.id, self._config.supersede,
+                             earlier_kind=c.kind)
+            ]  # fmt: skip
+            best = max((a for a in about if a[0] >= strong), default=None, key=lambda a: a[:3])
+            found = best[3] if best is not None else None
             if found is not None and found.id not in shown:
                 out.append(replace(found, relevance=fix.relevance))
                 shown.add(found.id)

@@ -43,6 +43,16 @@ class SupersedeConfig:
     soon_notes: int = 8  # a correction within this many notes needs one shared word
 
 
+def overlap(
+    earlier_text: str, correction_text: str, config: SupersedeConfig = SupersedeConfig()
+) -> int:
+    """How much a correction says about an earlier statement: the topic words they share, a
+    shared item key ("AI-1") counting as many as `shared_words` link however late."""
+    shared = (_topic(earlier_text) & _topic(correction_text)) - _CORRECTION_WORDS
+    named = shared_item_references(earlier_text, correction_text)
+    return len(shared - named) + (config.shared_words if named else 0)
+
+
 def corrects(
     earlier_text: str,
     earlier_id: int,

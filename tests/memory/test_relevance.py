@@ -415,3 +415,29 @@ async def test_a_kept_correction_brings_the_item_it_corrects_under_it(
         "AI-1: move the synonyms rebuild to 03:00 UTC. owner Raj",
     ]
     assert items[1].superseded_by == items[0].id and items[0].corrects == items[1].id
+
+
+def test_a_kept_correction_brings_only_what_it_plainly_corrects(db, embedder) -> None:
+    """The rollback correction shares "payments bug" with the root cause and "roll back … v40"
+    with the decision it corrects: the decision comes under it (its first clause says so),
+    never the root cause; a pager handover sharing only "checkout" brings nothing."""
+    from datetime import UTC, datetime
+
+    from memory.recall.recall import RecallItem
+
+    def item(n: int, kind: str, text: str) -> RecallItem:
+        return RecallItem(n, kind, text, "channel", None, "C1", "T1/U1", datetime.now(UTC),
+                          None, 1.0 / n)  # fmt: skip
+
+    cause = item(1, "root_cause", "root cause: the 10:00 deploy doubled checkout cpu requests")
+    bug = item(2, "root_cause", "root cause: payments client bug, retries never back off")
+    rollback = item(3, "decision", "decision: roll back checkout to v40")
+    fix = item(4, "correction", "scratch that, roll back to v39 instead, v40 has the payments bug")
+    pager = item(5, "correction", "actually Raj had the checkout pager before Ola took over")
+    recall = Recall(db, embedder)
+    ranked = [fix, bug, cause, rollback, pager]
+    assert [i.text for i in recall._with_what_they_correct([fix], ranked)] == [
+        fix.text,
+        rollback.text,
+    ]
+    assert recall._with_what_they_correct([pager], ranked) == [pager]

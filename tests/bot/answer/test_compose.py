@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -61,6 +62,9 @@ def test_a_top_section_longer_than_the_budget_is_cut_to_fit_not_dropped() -> Non
     assert [s.label for s in kept] == ["kubelet-down › Mitigation", also.label]
     assert kept[0].text.startswith("Step 0: drain the node") and kept[0].text.endswith("…")
     assert sum(estimate_tokens(s.label) + estimate_tokens(s.text) for s in kept) <= 1_000
+    # A cut that keeps nothing but its ellipsis is not cited.
+    command = Source("", "runbook", "rb › Mitigation", "```\n" + "kubectl " * 600 + "\n```")
+    assert _budget([command, also], budget=400) == [replace(also, key="S1")]
 
 
 def test_the_summary_leads_with_the_top_runbook_then_the_first_memory_line_by_line() -> None:
@@ -339,8 +343,14 @@ def test_a_question_asking_if_it_happened_before_is_told_apart_from_one_about_be
     from bot.answer.compose import asks_if_seen_before
 
     for asked in ("has this happened before?", "seen this before?", "is this the first time?",
-                  "did we hit this before in prod?", "have we seen it previously?"):  # fmt: skip
+                  "did we hit this before in prod?", "have we seen it previously?",
+                  "before you roll back, has anyone seen this?", "is this recurring?",
+                  "have we had this issue in the past?", "any previous incidents like this?",
+                  "same as last time?"):  # fmt: skip
         assert asks_if_seen_before(asked), asked
     for other in ("what did we do before restarting?", "what did we check before the rollback?",
-                  "it is happening again, how do we fix it?"):  # fmt: skip
+                  "it is happening again, how do we fix it?", "who had the pager before Raj?",
+                  "did we see 5xx before 10:00?", "we had v39 before, right?",
+                  "what happened previously in this thread?",
+                  "first time setup of the runbook?"):  # fmt: skip
         assert not asks_if_seen_before(other), other
