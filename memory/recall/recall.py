@@ -357,6 +357,21 @@ class Recall:
         items = await self._with_earlier(requester, query, items)
         return await self._with_this_incident(requester, query, items, thread)
 
+    def _most_about(self, fix: Row, items: list[RecallItem]) -> RecallItem | None:
+        """Of the shown items a correction may be about, the one it says most about (its first
+        clause breaking a tie, then rank): "roll back to v39 instead, v40 has the payments bug
+        too" supersedes the rollback decision, not the payments root cause shown beside it."""
+        fix_id, text = int(fix["id"]), str(fix["text"])
+        said = _first_clause(text)
+        about = [
+            (overlap(it.text, text, self._config.supersede), overlap(it.text, said), -rank, it)
+            for rank, it in enumerate(items)
+            if it.kind != "correction"
+            and it.channel_id == fix["channel_id"]
+            and corrects(it.text, it.id, text, fix_id, self._config.supersede, earlier_kind=it.kind)
+        ]
+        return max(about, default=(0, 0, 0, None), key=lambda a: a[:3])[3]
+
     def _with_what_they_correct(
         self, kept: list[RecallItem], ranked: list[RecallItem]
     ) -> list[RecallItem]:
@@ -374,7 +389,7 @@ class Recall:
             strong = self._config.supersede.shared_words
             # On a tie, what its first clause says it corrects ("roll back to v39 instead, v40
             # has the payments bug too" corrects the rollback, not the payments root cause).
-            said = re.split(r"[,;.]\s", without_correction_cue(fix.text), maxsplit=1)[0]
+            said = _first_clause(fix.text)
             about = [
                 (overlap(c.text, fix.text, self._config.supersede), overlap(c.text, said), -rank, c)
                 for rank, c in enumerate(ranked)
@@ -559,6 +574,7 @@ class Recall:
                         self._config.supersede,
                         earlier_kind=item.kind,
                     )
+                    and self._most_about(r, items) is item
                 ]
                 fix = fixes[-1] if fixes else None  # the latest word on it wins
             if fix is None:
@@ -784,6 +800,12 @@ class Recall:
 
 #: A question that says it is about an incident ("the search incident", "that outage").
 _NAMES_AN_INCIDENT = re.compile(r"\b(?:incident|outage|postmortem|post-mortem|sev ?\d)\b", re.I)
+
+
+def _first_clause(correction: str) -> str:
+    """What a correction states first, without how it opens: "scratch that, roll back to v39
+    instead, v40 has the bug" -> "roll back to v39 instead"."""
+    return re.split(r"[,;.]\s", without_correction_cue(correction), maxsplit=1)[0]
 
 
 async def _nothing() -> list[int]:

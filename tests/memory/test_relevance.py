@@ -441,3 +441,28 @@ def test_a_kept_correction_brings_only_what_it_plainly_corrects(db, embedder) ->
         rollback.text,
     ]
     assert recall._with_what_they_correct([pager], ranked) == [pager]
+
+
+async def test_a_correction_supersedes_only_the_shown_item_it_says_most_about(
+    db, redactor, embedder
+) -> None:
+    """Both shown items share words with the correction; only the rollback decision its first
+    clause names is marked superseded, the payments root cause stays as it was."""
+    notes = Notes(db, redactor, embedder)
+    await notes.save(
+        ctx("C1"), "root cause: payments client bug, retries never back off", "root_cause"
+    )
+    await notes.save(ctx("C1"), "decision: roll back checkout to v40", "decision")
+    await notes.save(
+        ctx("C1"),
+        "scratch that, roll back to v39 instead, v40 has the payments bug too",
+        "correction",
+    )
+    recall = Recall(db, embedder)
+    found = await recall.recall(ASKER, "payments bug, roll back checkout to v40", k=10)
+    shown = [i for i in found if i.kind != "correction"]
+    assert {i.kind for i in shown} == {"root_cause", "decision"}
+    items = await recall._with_corrections(ASKER, shown)
+    superseded = [i.text for i in items if i.superseded_by]
+    assert superseded == ["decision: roll back checkout to v40"]
+    assert items[0].text.startswith("scratch that") or items[1].text.startswith("scratch that")
