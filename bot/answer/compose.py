@@ -340,7 +340,8 @@ _SEEN_BEFORE = re.compile(
     r"|in the past)\b"
     rf"|\b(?:anyone|anybody|we|you)\s+(?:ever\s+)?(?:seen|had|hit|saw)\s+{_IT}\b"
     r"|\bever (?:seen|had|hit|happened)\b|\b(?:is|was) this the first time\b"
-    r"|\b(?:any |similar |previous |past |earlier )+(?:incidents?|outages?)(?: like (?:this|it))?\s*\?"
+    r"|^\W*(?:(?:are|were) there )?(?:any |similar |previous |past |earlier )+(?:incidents?|outages?)"
+    r"(?: like (?:this|it))?\s*\?"
     r"|\bis (?:this|it) (?:a )?recurr\w*|\bsame as last time\b",
     re.I,
 )
