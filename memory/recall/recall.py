@@ -357,50 +357,51 @@ class Recall:
         items = await self._with_earlier(requester, query, items)
         return await self._with_this_incident(requester, query, items, thread)
 
-    def _most_about(self, fix: Row, items: list[RecallItem]) -> RecallItem | None:
-        """Of the shown items a correction may be about, the one it says most about (its first
-        clause breaking a tie, then rank): "roll back to v39 instead, v40 has the payments bug
-        too" supersedes the rollback decision, not the payments root cause shown beside it."""
-        fix_id, text = int(fix["id"]), str(fix["text"])
-        said = _first_clause(text)
+    def _what_it_corrects(
+        self,
+        fix_id: int,
+        fix_text: str,
+        channel_id: str | None,
+        candidates: list[RecallItem],
+        *,
+        least: int = 0,
+    ) -> RecallItem | None:
+        """Of `candidates`, the statement a correction says most about, with at least `least`
+        words in common (`supersede.overlap`); its first clause breaks a tie, then rank: "roll
+        back to v39 instead, v40 has the payments bug too" is about the rollback decision, not
+        the payments root cause beside it."""
+        said = _first_clause(fix_text)
+        config = self._config.supersede
         about = [
-            (overlap(it.text, text, self._config.supersede), overlap(it.text, said), -rank, it)
-            for rank, it in enumerate(items)
-            if it.kind != "correction"
-            and it.channel_id == fix["channel_id"]
-            and corrects(it.text, it.id, text, fix_id, self._config.supersede, earlier_kind=it.kind)
+            (overlap(c.text, fix_text, config), overlap(c.text, said), -rank, c)
+            for rank, c in enumerate(candidates)
+            if c.kind != "correction"
+            and c.channel_id == channel_id
+            and corrects(c.text, c.id, fix_text, fix_id, config, earlier_kind=c.kind)
         ]
-        return max(about, default=(0, 0, 0, None), key=lambda a: a[:3])[3]
+        best = max((a for a in about if a[0] >= least), default=None, key=lambda a: a[:3])
+        return best[3] if best is not None else None
 
     def _with_what_they_correct(
         self, kept: list[RecallItem], ranked: list[RecallItem]
     ) -> list[RecallItem]:
-        """A kept correction without what it corrects brings the candidate it is plainly about
-        (the same item, or as many shared words as link a correction however late; the most
-        words first): "sure, I'll take AI-1 over" says who owns AI-1 now, and only the item it
-        takes over ("AI-1: move the rebuild to 03:00. owner Raj") says what AI-1 is. It is
-        shown under the correction, marked superseded (`_with_corrections`)."""
+        """A kept correction without what it corrects brings the candidate it is plainly about:
+        the same item, or as many shared words as link a correction however late ("checkout"
+        alone links a pager handover to no root cause). "sure, I'll take AI-1 over" says who
+        owns AI-1 now, and only the item it takes over ("AI-1: move the rebuild to 03:00.
+        owner Raj") says what AI-1 is. It is shown under the correction, marked superseded
+        (`_with_corrections`)."""
         out, shown = list(kept), {k.id for k in kept}
         for fix in kept:
             if fix.kind != "correction" or fix.scope == "user" or fix.channel_id is None:
                 continue
-            # Only what it plainly is about: the same item, or as many shared words as link a
-            # correction however late ("checkout" alone links a pager handover to a root cause).
-            strong = self._config.supersede.shared_words
-            # On a tie, what its first clause says it corrects ("roll back to v39 instead, v40
-            # has the payments bug too" corrects the rollback, not the payments root cause).
-            said = _first_clause(fix.text)
-            about = [
-                (overlap(c.text, fix.text, self._config.supersede), overlap(c.text, said), -rank, c)
-                for rank, c in enumerate(ranked)
-                if c.kind != "correction"
-                and c.channel_id == fix.channel_id
-                and c.id < fix.id
-                and corrects(c.text, c.id, fix.text, fix.id, self._config.supersede,
-                             earlier_kind=c.kind)
-            ]  # fmt: skip
-            best = max((a for a in about if a[0] >= strong), default=None, key=lambda a: a[:3])
-            found = best[3] if best is not None else None
+            found = self._what_it_corrects(
+                fix.id,
+                fix.text,
+                fix.channel_id,
+                ranked,
+                least=self._config.supersede.shared_words,
+            )
             if found is not None and found.id not in shown:
                 out.append(replace(found, relevance=fix.relevance))
                 shown.add(found.id)
@@ -559,6 +560,17 @@ class Recall:
         self, requester: Requester, items: list[RecallItem]
     ) -> list[RecallItem]:
         out: list[RecallItem] = []
+        # Each correction supersedes only the shown item it says most about (judged once).
+        about: dict[int, RecallItem | None] = {}
+
+        def most_about(fix: Row) -> RecallItem | None:
+            fix_id = int(fix["id"])
+            if fix_id not in about:
+                about[fix_id] = self._what_it_corrects(
+                    fix_id, str(fix["text"]), fix["channel_id"], items
+                )
+            return about[fix_id]
+
         for item in items:
             fix = None
             if item.channel_id is not None and item.kind != "correction":
@@ -574,7 +586,7 @@ class Recall:
                         self._config.supersede,
                         earlier_kind=item.kind,
                     )
-                    and self._most_about(r, items) is item
+                    and most_about(r) is item
                 ]
                 fix = fixes[-1] if fixes else None  # the latest word on it wins
             if fix is None:
