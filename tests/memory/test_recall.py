@@ -361,6 +361,10 @@ async def test_without_the_sql_filter_the_code_still_keeps_personal_rows_out_of_
     earlier = await recall.relevant(owner, "what did we decide last time?")
     assert earlier and all("Globex" not in i.text for i in earlier)
     assert "we decided to pin the kafka client to 3.6" in [i.text for i in earlier]
+    # An incident named by its title: its statements, never the owner's personal ones.
+    named = await recall.relevant(owner, "what was the root cause of the kafka lag incident?")
+    assert named and named[0].text == "kafka consumer lag after the broker upgrade"
+    assert all(i.scope != "user" for i in named[:1])
 
 
 async def _two_earlier_incidents(db, redactor, embedder):  # type: ignore[no-untyped-def]
