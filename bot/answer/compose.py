@@ -19,6 +19,7 @@ from knowledge.intent import question_intent
 from knowledge.search import see_also
 from memory.episodes.statements import finishes_sentence, strip_label, without_correction_cue
 from memory.recall.earlier import asked_kinds, asks_what_happened, topic_words, without_frame
+from memory.recall.outcomes import asks_outcome, reports_outcome
 from memory.recall.recall import AskedIn
 from memory.text import STOP_WORDS, stems
 
@@ -185,7 +186,8 @@ class Answering:
             runbooks,
             said or [s for s in sources if s.kind == "episode"],
             question=q.text,
-            memory_first=asks_what_happened(q.text),
+            # Whether what the team did helped is in what it said; no runbook knows.
+            memory_first=asks_what_happened(q.text) or asks_outcome(q.text),
         )
         if similar and asks_if_seen_before(q.text):
             summary = _seen_before(similar[0], summary)
@@ -490,9 +492,14 @@ def shown_text(item: RecallItem) -> str:
     return item.text if item.kind == "note" else strip_label(item.text)
 
 
+#: Ends the label of a reply that reports what came of the item above it ("no change").
+OUTCOME_LABEL = " · what came of the item above"
+
+
 def memory_label(item: RecallItem, *, here: str | None) -> str:
-    """'root cause · Priya · 12 Mar 02:14 UTC' (+ the incident when it is another one, and
-    'superseded' when a later correction, shown above it, replaced it)."""
+    """'root cause · Priya · 12 Mar 02:14 UTC' (+ the incident when it is another one,
+    'superseded' when a later correction, shown above it, replaced it, and what came of the
+    item above for a reply that reports its effect)."""
     parts = [KIND_NAMES.get(item.kind, item.kind)]
     if item.author_name:
         parts.append(item.author_name)
@@ -502,6 +509,8 @@ def memory_label(item: RecallItem, *, here: str | None) -> str:
     label = " · ".join(parts)
     if item.superseded_by is not None:
         label += " · superseded by the correction above"
+    if item.follows is not None:
+        label += OUTCOME_LABEL
     return label
 
 
@@ -524,6 +533,11 @@ def _summary(
         # What is true now: a correction is stated without how it opened ("scratch that, …").
         said = _answering_sentence(without_correction_cue(top.text), question)
         parts.append(f"Memory says [{top.key}] ({top.label}): {said}")
+        after = memories[1] if len(memories) > 1 else None
+        if after is not None and after.label.endswith(OUTCOME_LABEL):
+            # "Did it help?" is answered by the reply, not by the change it asks about.
+            label = after.label.removesuffix(OUTCOME_LABEL)
+            parts.append(f"What came of it [{after.key}] ({label}): {_effect(after.text)}")
     else:
         parts.append(messages.NOTHING_IN_MEMORY_HERE)
     if runbooks:
@@ -570,6 +584,17 @@ def _sentences(text: str) -> list[str]:
         else:
             out.append(piece)
     return out
+
+
+def _effect(reply: str, limit: int = 280) -> str:
+    """A reply from the sentence that reports an effect on ("all pods healthy... and handshake
+    failures are unchanged" from its second; "no change, p99 still 3.8s. throttling is gone
+    though so it's not cpu" whole: the why is in what follows), marked as a part when it does
+    not start at the first."""
+    sentences = _sentences(reply)
+    at = next((i for i, x in enumerate(sentences) if reports_outcome(x)), 0)
+    said = runbook_text.lead(" ".join(sentences[at:]), limit)
+    return said if at == 0 else f"… {said}"
 
 
 def _answering_sentence(text: str, question: str, limit: int = 280) -> str:

@@ -32,6 +32,8 @@ from memory.recall.earlier import (
 )
 from memory.recall.floor import FLOORS, Features, FloorConfig, coverage
 from memory.recall.keyword import KeywordConfig, keyword_candidates
+from memory.recall.outcomes import REPORT_KINDS, asks_outcome, reports_outcome
+from memory.recall.outcomes import WINDOW as OUTCOME_WINDOW
 from memory.recall.ranking import (
     DEFAULT_KIND_WEIGHTS,
     STATEMENT_KINDS,
@@ -122,6 +124,7 @@ class RecallItem:
     superseded_by: int | None = None  # a later correction of this item, shown above it
     corrects: int | None = None  # the item this correction supersedes
     source_ts: str | None = None  # the Slack message it was made from, when it was one
+    follows: int | None = None  # the item above whose outcome this reply reports
 
 
 @dataclass(frozen=True)
@@ -354,6 +357,7 @@ class Recall:
         kept = self._with_what_they_correct(kept, ranked)
         most = floor.most + len(parts) - 1
         items = (await self._with_corrections(requester, kept))[:most]
+        items = await self._with_outcome(requester, query, items)
         items = await self._with_earlier(requester, query, items)
         return await self._with_this_incident(requester, query, items, thread)
 
@@ -406,6 +410,33 @@ class Recall:
                 out.append(replace(found, relevance=fix.relevance))
                 shown.add(found.id)
         return out
+
+    async def _with_outcome(
+        self, requester: Requester, query: str, items: list[RecallItem]
+    ) -> list[RecallItem]:
+        """ "Did raising the limit help?": the lead item is the change, and the first reply after
+        it in its thread that reports an effect ("no change, it's not cpu") is shown right under
+        it. The reply rarely shares a word with the question, so the floor alone drops it."""
+        if not items or not asks_outcome(query):
+            return items
+        lead = items[0]
+        if lead.channel_id is None or lead.scope == "user" or reports_outcome(lead.text):
+            return items
+        rows = await note_store.replies_to(self._db, requester, lead.id, limit=OUTCOME_WINDOW)
+        # Never a personal row, whatever the store returned: the answer is read by others.
+        shared = [r for r in rows if r["scope"] != "user" and r["kind"] in REPORT_KINDS]
+        reply = next((r for r in shared if reports_outcome(str(r["text"]))), None)
+        if reply is None:
+            return items
+        reply_id = int(reply["id"])
+        shown = next((it for it in items if it.id == reply_id), None)
+        if shown is None:
+            shown = replace(
+                _item(reply, parse_iso(reply["created_at"]), lead.score),
+                relevance=lead.relevance,
+            )
+        rest = [it for it in items[1:] if it.id != reply_id]
+        return [lead, replace(shown, follows=lead.id), *rest]
 
     async def _with_this_incident(
         self,

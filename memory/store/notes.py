@@ -79,6 +79,23 @@ WHERE n.team_id = :team AND n.channel_id = :channel AND n.id > :after
 ORDER BY n.id LIMIT :n
 """
 
+# The notes said after `:anchor` in its partition and channel, and in its thread when it was a
+# thread message (an incident channel holds several alerts' threads at once).
+_REPLIES = """
+SELECT n.id, n.kind, n.text, n.scope, n.incident_id, n.channel_id, n.owner_subject_id,
+       n.created_at, n.permalink, n.author_name, n.source_ts
+FROM memory_notes a
+JOIN memory_notes n ON n.partition_key = a.partition_key AND n.channel_id = a.channel_id
+    AND n.id > a.id
+LEFT JOIN memory_thread_messages t ON t.team_id = a.team_id AND t.channel_id = a.channel_id
+    AND t.ts = a.source_ts
+WHERE a.id = :anchor AND n.team_id = a.team_id AND n.scope <> 'user' AND {vis_a} AND {vis}
+  AND (t.thread_ts IS NULL OR EXISTS (
+      SELECT 1 FROM memory_thread_messages m WHERE m.team_id = t.team_id
+          AND m.channel_id = t.channel_id AND m.thread_ts = t.thread_ts AND m.ts = n.source_ts))
+ORDER BY n.id LIMIT :n
+"""
+
 # Each hit's previous note (when the hit is in an exchange) and next note (when that one is).
 _NEIGHBOURS = """
 WITH hit AS (
@@ -337,6 +354,17 @@ async def later_corrections(
             "after": after_id,
             "n": limit,
         },
+    )
+
+
+async def replies_to(db: Database, audience: Audience, note_id: int, *, limit: int) -> list[Row]:
+    """The first `limit` shared notes said after note `note_id` in its channel (and its thread,
+    when it was a thread message), as the audience may see them; none when it may not see the
+    note itself. Never personal rows: what came of a change is shown where others read."""
+    vis_a, params = visibility_sql(audience, alias="a")
+    vis, _ = visibility_sql(audience, alias="n")
+    return await db.fetchall(
+        _REPLIES.format(vis_a=vis_a, vis=vis), {**params, "anchor": note_id, "n": limit}
     )
 
 

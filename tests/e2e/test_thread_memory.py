@@ -314,6 +314,54 @@ async def test_why_a_change_did_not_help_last_time_is_found_from_a_new_incident(
     _, answer = await answered(driver, slack, BOSS, question, later)
     assert "Memory has nothing on that." not in answer.text
     assert "bumped the cpu limit" in json.dumps(answer.blocks)
+    assert "its not cpu" in answer.text  # the reply that answers why
+
+
+async def test_what_came_of_a_change_is_shown_under_it_from_the_reply_that_says_so(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """The reply that reports the effect shares no word with the question ("did bumping the
+    pool help?" / "nope, it's back"), comes a few messages later and from someone else: it is
+    shown under the change, linked, and the answer's lead says it."""
+    said = [
+        (BOB, "pgbouncer cl_waiting at 340, billing-api timing out"),
+        (ALICE, "raised pgbouncer default_pool_size for billing_db from 100 to 180"),
+        (BOB, "ok, watching"),
+        (ALICE, "grafana is slow for me, anyone else?"),
+        (BOB, "nope, it's back. cl_waiting climbing again, recon-worker took the extra slots"),
+    ]
+    later = await _then_a_new_incident(bot, driver, slack, said, "C0INC48")
+    _, answer = await answered(driver, slack, BOSS, "did raising the pool size help?", later)
+    lead = answer.text.split("\n")
+    assert lead[0].startswith("Memory says [S") and "default_pool_size" in lead[0]
+    assert lead[1].startswith("What came of it [S") and "(note · bob ·" in lead[1]
+    assert "nope, it's back" in lead[1]
+    memory = _memory_section(answer.blocks)
+    assert "what came of the item above" in memory
+    assert memory.index("default_pool_size") < memory.index("nope, it's back")
+    assert memory.count(f"/archives/{INCIDENT}/p") >= 2  # both linked to where they were said
+    # Asked who did it, the reply is no answer.
+    _, who = await answered(driver, slack, BOSS, "who raised the pool size?", later)
+    assert "nope, it's back" not in who.text
+
+
+async def test_whether_a_change_helped_leads_with_memory_over_a_matching_runbook(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """The checkout runbook says to roll back a deploy; whether the rollback helped is only in
+    what the team said, so memory leads and the runbook takes one line under it."""
+    said = [
+        (BOB, "checkout p99 at 4s since the deploy"),
+        (ALICE, "rolled back the checkout deploy to v41"),
+        (BOB, "p99 still 3.9s, no change"),
+    ]
+    later = await _then_a_new_incident(bot, driver, slack, said, "C0INC49")
+    question = "why didn't rolling back the checkout deploy help?"
+    _, answer = await answered(driver, slack, BOSS, question, later)
+    lead = answer.text.split("\n")
+    assert lead[0].startswith("Memory says [S") and "rolled back the checkout deploy" in lead[0]
+    assert lead[1].startswith("What came of it [S") and "no change" in lead[1]
+    assert lead[2].startswith("See *checkout-latency")
 
 
 async def test_how_to_fix_it_is_not_answered_by_the_alert_an_app_posted_last_time(

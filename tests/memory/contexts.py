@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+from typing import Any
+
 from memory.scopes import Scope, WriteContext
+from memory.store.db import Database
 from memory.subjects import Author, SlackIdentity
 
 ALICE = Author.of(SlackIdentity("T1", "UALICE"), "alice")
@@ -29,3 +33,19 @@ def ctx(
         permalink=None if channel is None else f"https://x.slack.com/archives/{channel}/p123",
         source_ts=source_ts,
     )
+
+
+async def store_returning_personal_rows(db: Database) -> Callable[..., Awaitable[list[Any]]]:
+    """A stand-in for a store query that returns every personal note, as a store whose SQL
+    filter broke would: what a code-layer check must still keep out of shared answers."""
+    mine = await db.fetchall(
+        "SELECT n.id, n.kind, n.text, n.scope, n.incident_id, n.channel_id, n.owner_subject_id,"
+        " n.created_at, n.permalink, n.author_name, n.source_ts FROM memory_notes n"
+        " WHERE n.scope = 'user'"
+    )
+    assert mine, "no personal note to return"
+
+    async def unfiltered(*_args: object, **_kwargs: object) -> list[Any]:
+        return list(mine)
+
+    return unfiltered

@@ -14,7 +14,7 @@ from memory.recall.recall import Recall
 from memory.recall.supersede import corrects
 from memory.scopes import Requester
 from memory.threads import Threads
-from tests.memory.contexts import ALICE, BOB, ctx
+from tests.memory.contexts import ALICE, BOB, ctx, store_returning_personal_rows
 
 ASKER = Requester("T1/UASK", "T1", channel_id="C1")
 
@@ -375,16 +375,7 @@ async def test_a_personal_correction_the_store_returned_still_supersedes_nothing
     from memory.store import notes as note_store
 
     recall = await _personal_correction(db, redactor, embedder)
-    mine = await db.fetchall(
-        "SELECT n.id, n.kind, n.text, n.scope, n.incident_id, n.channel_id, n.owner_subject_id,"
-        " n.created_at, n.permalink, n.author_name, n.source_ts FROM memory_notes n"
-        " WHERE n.scope = 'user'"
-    )
-    assert len(mine) == 1
-
-    async def unfiltered(*_args: object, **_kwargs: object) -> list:
-        return list(mine)
-
+    unfiltered = await store_returning_personal_rows(db)
     monkeypatch.setattr(note_store, "later_corrections", unfiltered)
     items = await recall.relevant(ASKER, "which version do we roll checkout to?")
     assert all(i.superseded_by is None for i in items if i.scope == "channel")

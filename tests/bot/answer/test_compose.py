@@ -13,6 +13,7 @@ import pytest
 
 from bot.answer import messages
 from bot.answer.compose import (
+    OUTCOME_LABEL,
     Answer,
     Answering,
     AnsweringConfig,
@@ -124,6 +125,23 @@ def test_a_question_about_what_happened_leads_with_memory_and_shows_the_runbook_
         messages.NOTHING_IN_MEMORY_HERE,
         "See *rollback › Steps* [S1]: Post in the incident channel.",
     ]
+
+
+def test_what_came_of_a_change_is_said_under_it_from_the_sentence_that_reports_it() -> None:
+    change = Source("S2", "incident", "mitigation · raj", "argocd app rollback geo-gateway 41")
+    reply = Source(
+        "S3",
+        "incident",
+        "mitigation · rafael" + OUTCOME_LABEL,
+        "rollback complete at 00:19, all pods healthy... and handshake failures are unchanged",
+    )
+    assert _summary([], [change, reply], question="did the rollback help?").split("\n") == [
+        "Memory says [S2] (mitigation · raj): argocd app rollback geo-gateway 41",
+        "What came of it [S3] (mitigation · rafael): … and handshake failures are unchanged",
+    ]
+    # A second item that is no reply to the first is not said as its outcome.
+    other = replace(reply, label="mitigation · rafael")
+    assert "What came of it" not in _summary([], [change, other], question="did it help?")
 
 
 def test_a_runbook_line_reads_a_wrapped_sentence_whole_and_skips_code() -> None:

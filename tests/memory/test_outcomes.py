@@ -1,0 +1,184 @@
+"""What came of a change (issue 14, item 3): "did bumping the limit help?" is answered by the
+change and the reply in its thread that reports the effect, each layer on its own."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory.notes.notes import Notes
+from memory.recall.outcomes import asks_outcome, reports_outcome
+from memory.recall.recall import Recall
+from memory.scopes import Requester
+from memory.store import notes as note_store
+from memory.threads import Threads
+from tests.memory.contexts import ALICE, BOB, ctx, store_returning_personal_rows
+
+ASKER = Requester("T1/UASK", "T1", channel_id="C1")
+ELSEWHERE = Requester("T1/UASK", "T1", channel_id="C9")
+
+CHANGE = "bumped the cpu limit 2 -> 4 on search-api at 14:10"
+EFFECT = "no change, p99 still 3.8s. throttling is gone though so its not cpu"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "did bumping the cpu limit help?",
+        "why didnt raising the cpu limit help last time?",
+        "Why didn't the rollback fix it?",
+        "would disabling retries have been enough?",
+        "did the restart work?",
+        "what did switching off retries achieve?",
+    ],
+)
+def test_a_question_about_whether_a_change_worked_asks_its_outcome(question: str) -> None:
+    assert asks_outcome(question)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "who bumped the cpu limit?",
+        "How long did it take to work through the backlog?",
+        "How did our estimate of warehouse work change overnight?",
+        "when did we roll back?",
+        "what did we change in pgbouncer?",
+    ],
+)
+def test_a_question_about_something_else_asks_no_outcome(question: str) -> None:
+    assert not asks_outcome(question)
+
+
+def test_a_reply_reports_an_effect_when_it_says_better_worse_or_none() -> None:
+    for said in (
+        EFFECT,
+        "nope, it's back. cl_waiting climbing again",
+        "rollback done, handshake failures are unchanged",
+        "dropped from 61% to 38%",
+        "scaling made it worse",
+        "errors are gone",
+        "DB still pinned at 98%",
+    ):
+        assert reports_outcome(said), said
+    for said in ("did it help?", "bumped the cpu limit 2 -> 4", "looking at the dashboards"):
+        assert not reports_outcome(said), said
+
+
+async def _thread(db, redactor, embedder, lines) -> Recall:
+    """Thread messages of an incident in C1, captured as the bot captures them: `lines` are
+    (author, ts, thread_ts, text)."""
+    from memory.incidents import Incidents
+
+    threads = Threads(db, redactor, notes=Notes(db, redactor, embedder))
+    inc = await Incidents(db, redactor=redactor).open(
+        ctx("C1", author=ALICE), title="search latency", channel_id="C1"
+    )
+    for author, ts, thread_ts, text in lines:
+        await threads.capture(
+            ctx("C1", author=author), ts=ts, thread_ts=thread_ts, text=text, incident=inc.id
+        )
+    return Recall(db, embedder)
+
+
+PARENT = "1700000001.000100"
+
+
+def _under_the_alert(*replies: tuple[object, str]) -> list[tuple[object, str, str | None, str]]:
+    """The CPU alert's thread: the alert, then `replies` (author, text) in order."""
+    alert = (ALICE, PARENT, None, "[FIRING:1] CPUThrottlingHigh search/search-api")
+    return [alert] + [
+        (a, f"17000000{n + 2:02d}.000100", PARENT, t) for n, (a, t) in enumerate(replies)
+    ]
+
+
+async def test_an_outcome_question_gets_the_change_and_then_what_came_of_it(
+    db, redactor, embedder
+) -> None:
+    recall = await _thread(
+        db,
+        redactor,
+        embedder,
+        _under_the_alert((BOB, CHANGE), (ALICE, "watching the dashboards"), (BOB, EFFECT)),
+    )
+    items = await recall.relevant(ASKER, "did bumping the cpu limit help?")
+    assert [i.text for i in items[:2]] == [CHANGE, EFFECT]
+    assert items[1].follows == items[0].id and items[1].author_name == "bob"
+    # Asked about something else, the reply is not brought.
+    other = await recall.relevant(ASKER, "who bumped the cpu limit?")
+    assert EFFECT not in [i.text for i in other]
+
+
+async def test_a_reply_in_another_thread_is_not_what_came_of_the_change(
+    db, redactor, embedder
+) -> None:
+    other = "1700000009.000100"
+    recall = await _thread(
+        db,
+        redactor,
+        embedder,
+        [
+            *_under_the_alert((BOB, CHANGE)),
+            (ALICE, other, None, "[FIRING:1] KafkaLagHigh orders"),
+            (ALICE, "1700000010.000100", other, "restarted the consumers, no change"),
+        ],
+    )
+    items = await recall.relevant(ASKER, "did bumping the cpu limit help?")
+    assert items and items[0].text == CHANGE
+    assert not any(i.follows for i in items)
+
+
+async def test_an_action_item_after_the_change_is_not_its_outcome(db, redactor, embedder) -> None:
+    recall = await _thread(
+        db,
+        redactor,
+        embedder,
+        _under_the_alert((BOB, CHANGE), (ALICE, "AI-2: alert before throttling made it worse")),
+    )
+    items = await recall.relevant(ASKER, "did bumping the cpu limit help?")
+    assert items and items[0].text == CHANGE
+    assert not any(i.follows for i in items)
+
+
+async def _personal_effect(db, redactor, embedder) -> Recall:
+    notes = Notes(db, redactor, embedder)
+    await notes.save(ctx("C1", author=BOB), CHANGE, "mitigation")
+    await notes.save(ctx("C1", scope="user", user="UASK"), "no change, I'm interviewing", "note")
+    return Recall(db, embedder)
+
+
+async def test_a_personal_note_is_never_read_as_what_came_of_a_shared_change(
+    db, redactor, embedder
+) -> None:
+    """SQL layer: the replies query reads the change's own partition (a personal note lives in
+    its owner's) and no personal row, even for the note's owner."""
+    await _personal_effect(db, redactor, embedder)
+    (change,) = await db.fetchall("SELECT id FROM memory_notes WHERE scope = 'channel'")
+    (mine,) = await db.fetchall("SELECT owner_subject_id FROM memory_notes WHERE scope = 'user'")
+    owner = Requester(mine["owner_subject_id"], "T1", channel_id="C1")
+    assert await note_store.replies_to(db, owner, int(change["id"]), limit=8) == []
+
+
+async def test_a_personal_note_the_store_returned_is_still_not_shown_as_the_outcome(
+    db, redactor, embedder, monkeypatch
+) -> None:
+    """Code layer: were the store to return a personal note, recall drops it."""
+    recall = await _personal_effect(db, redactor, embedder)
+    unfiltered = await store_returning_personal_rows(db)
+    monkeypatch.setattr(note_store, "replies_to", unfiltered)
+    items = await recall.relevant(ASKER, "did bumping the cpu limit help?")
+    assert items and items[0].text == CHANGE
+    assert all(i.scope != "user" for i in items)
+
+
+async def test_a_private_channels_reply_is_not_read_from_elsewhere(db, redactor, embedder) -> None:
+    """The replies query applies the visibility rule: a note of a private channel is not read
+    for someone asking from another channel, however it is reached."""
+    notes = Notes(db, redactor, embedder)
+    change = await notes.save(ctx("CPRIV", author=BOB, private=True), CHANGE, "mitigation")
+    await notes.save(ctx("CPRIV", author=ALICE, private=True), EFFECT, "note")
+    assert change is not None
+    assert await note_store.replies_to(db, ELSEWHERE, change.id, limit=8) == []
+    inside = Requester("T1/UASK", "T1", channel_id="CPRIV")
+    assert [r["text"] for r in await note_store.replies_to(db, inside, change.id, limit=8)] == [
+        EFFECT
+    ]
