@@ -22,7 +22,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from memory.clock import Clock, iso, parse_iso, utc_now
-from memory.episodes.statements import StatementKind, classify
+from memory.episodes.statements import StatementKind, classify, statement_parts
 from memory.errors import NotChannelMemory, UnknownItem, ValidationError
 from memory.notes.notes import NoteDraft
 from memory.redaction.redactor import Finding
@@ -189,15 +189,29 @@ class Threads:
         shown without it."""
         if self._notes is None:
             return
-        kind = kind_of(message.text, ctx.author.subject_id)
-        ctx = replace(ctx, source_ts=message.ts)
+        await self._note(replace(ctx, source_ts=message.ts), message.text, incident)
+
+    async def _note(self, ctx: WriteContext, text: str, incident: str) -> None:
+        """Save a captured message's statements as notes, one per statement it makes
+        (`statement_parts`: a structured update's cause, decision and action items each their
+        own), all keyed to the message, so an edit or a delete replaces or removes them all."""
+        assert self._notes is not None
+        parts = [text] if is_app_subject(ctx.author.subject_id) else statement_parts(text)
+        drafts = [NoteDraft(ctx, p, kind_of(p, ctx.author.subject_id), incident) for p in parts]
+        # Vectors come from the index_vectors job within a minute (keyword recall finds the
+        # note at once): embedding every message as it arrives held up draining a burst.
         try:
-            # Vectors come from the index_vectors job within a minute (keyword recall finds the
-            # note at once): embedding every message as it arrives held up draining a burst.
-            draft = NoteDraft(ctx, message.text, kind, incident)
-            await self._notes.save_many([draft], vectors_later=True)
-        except ValidationError:  # only placeholders left, or too long for a note: stays captured
-            log.info("message_not_noted", extra={"channel": ctx.channel_id})
+            await self._notes.save_many(drafts, vectors_later=True)
+            return
+        except ValidationError:
+            if len(drafts) == 1:  # only placeholders left, or too long: stays captured
+                log.info("message_not_noted", extra={"channel": ctx.channel_id})
+                return
+        for draft in drafts:  # a part that is only placeholders must not cost the others
+            try:
+                await self._notes.save_many([draft], vectors_later=True)
+            except ValidationError:
+                log.info("message_part_not_noted", extra={"channel": ctx.channel_id})
 
     async def edit(
         self, team_id: str, channel_id: str, ts: str, new_text: str, *, evidence: bool = True
@@ -289,12 +303,7 @@ class Threads:
             permalink=old["permalink"],
             source_ts=old["source_ts"],
         )
-        kind = kind_of(text, author.subject_id)
-        try:
-            draft = NoteDraft(ctx, text, kind, old["incident_id"])
-            await self._notes.save_many([draft], vectors_later=True)
-        except ValidationError:
-            log.info("message_not_noted", extra={"channel": old["channel_id"]})
+        await self._note(ctx, text, str(old["incident_id"]))
 
     async def delete(self, team_id: str, channel_id: str, ts: str) -> bool:
         """Apply `message_deleted`: the row, its FTS entry and the thread's episode go at once,

@@ -532,6 +532,9 @@ def _summary(
         top = memories[0]
         # What is true now: a correction is stated without how it opened ("scratch that, …").
         said = _answering_sentence(without_correction_cue(top.text), question)
+        if asks_outcome(question) and reports_outcome(top.text):
+            # "defrag done 09:42, db 2.1GB -> 1.4GB. fsync unchanged": the change and its effect
+            said = _change_and_effect(top.text)
         parts.append(f"Memory says [{top.key}] ({top.label}): {said}")
         after = memories[1] if len(memories) > 1 else None
         if after is not None and after.label.endswith(OUTCOME_LABEL):
@@ -595,6 +598,16 @@ def _effect(reply: str, limit: int = 280) -> str:
     at = next((i for i, x in enumerate(sentences) if reports_outcome(x)), 0)
     said = runbook_text.lead(" ".join(sentences[at:]), limit)
     return said if at == 0 else f"… {said}"
+
+
+def _change_and_effect(text: str, limit: int = 280) -> str:
+    """A message that says both what was done and what came of it, by its first sentence and
+    the one that reports the effect: "defrag done on all 3 members 09:42, db 2.1GB -> 1.4GB.
+    fsync unchanged"."""
+    sentences = _sentences(text)
+    at = next((i for i, x in enumerate(sentences) if reports_outcome(x)), 0)
+    shown = sentences[: at + 1] if at <= 1 else [sentences[0], "…", sentences[at]]
+    return runbook_text.lead(" ".join(shown), limit)
 
 
 def _answering_sentence(text: str, question: str, limit: int = 280) -> str:

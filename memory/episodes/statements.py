@@ -54,6 +54,12 @@ _CUES: tuple[tuple[StatementKind, re.Pattern[str]], ...] = (
             # pool" hands nothing over)
             r"|\b(?:takes?|taking|took) (?:(?-i:[A-Z]{1,10})-\d{1,6}|ai-\d{1,6}|#\d{1,7})"
             r" (?:over|from|myself)\b"
+            # "yep, AI-1 is mine now", "I can take #2219" (asked to): the same ("I'll take AI-2
+            # today" names its first owner)
+            r"|\b(?:(?-i:[A-Z]{1,10})-\d{1,6}|ai-\d{1,6}|#\d{1,7}) is (?:now )?(?:mine|on me) now\b"
+            r"|\b(?:(?-i:[A-Z]{1,10})-\d{1,6}|ai-\d{1,6}|#\d{1,7}) is now (?:mine|on me)\b"
+            r"|\b(?:i can|let me) (?:take|own|pick up|grab)"
+            r" (?:(?-i:[A-Z]{1,10})-\d{1,6}|ai-\d{1,6}|#\d{1,7})\b"
             r"|\bnew owner\b|\breassign(?:ed|ing)?\b|\bno longer\b"
             r"|\bchanged? (?:the )?plan\b|\bupdate to the above\b|\brevised\b"
             # "Actually, Tomasz will own the ticket": a message that opens by taking back
@@ -82,8 +88,9 @@ _CUES: tuple[tuple[StatementKind, re.Pattern[str]], ...] = (
     (
         "action",
         re.compile(
-            # ("action items from the postmortem" announces a list: it is no item itself)
-            r"\b(?:action[ -]?items?|follow[ -]?ups?)\b"
+            # ("action items from the postmortem", "Postmortem follow-ups" announce a list: they
+            # are no item themselves)
+            r"\b(?:action[ -]?items?|follow[ -]?ups?)\b(?!\W*$)"
             r"(?!\s+(?:for|from|of)\s+(?:the|this|that|today'?s|yesterday'?s|our)\s+(?:[\w-]+\s+){0,3}?"
             r"(?:incident|outage|postmortem|post-mortem|review|retro)\b)|\bai-\d+\b"
             r"|\b(?:i'?ll|i will) (?:own|take|file|write|add)\b"
@@ -173,12 +180,15 @@ _AGREEMENT = re.compile(rf"^\W*{_AGREES}(?:\W+{_AGREES})*\W*$", re.I)
 _OWNER = re.compile(
     r"(?P<name>@?[A-Z][\w.-]+|<@[A-Z0-9]+>)\s+(?:now\s+)?(?:owns|will own|takes|has taken|is on)\b"
     r"|\b(?:owner|assigned to|owned by)\s*[:=]?\s*(?P<name2>@?[A-Z][\w.-]+|<@[A-Z0-9]+>)"
-    r"|\b(?P<self>i'?ll|i will)\s+(?:own|take|file|write|add)\b"
+    r"|\b(?P<self>i'?ll|i will|i can|let me)\s+(?:own|take|file|write|add|pick up|grab)\b"
+    r"|\b(?P<mine>is (?:now )?(?:mine|on me))\b"
     # "Ngozi will open a ticket with StorCo": a person named first, then what they will do
     r"|^\s*(?!(?:it|this|that|these|those|we|they|he|she|you|i|there|someone|somebody|nobody"
     r"|everyone|anyone|which|what|who|nothing|something)\b)(?P<name3>@?[A-Z][\w.-]+|<@[A-Z0-9]+>)"
     r"\s+(?:will|is going to|'ll)\s+(?:own|take|open|file|write|add|fix|handle|follow up"
-    r"|look into|chase|draft|update|schedule|run|drive|lead)\b",
+    r"|look into|chase|draft|update|schedule|run|drive|lead)\b"
+    # "AI-1 alert on fsync p99 — @priya", "… (<@U123>)": a list item signed with its owner
+    r"|(?:[—–-]+|\()\s*(?P<name4>@[\w.-]+|<@[A-Z0-9]+>)\s*\)?\s*$",
     re.I,
 )
 
@@ -190,12 +200,49 @@ class Statement:
     owner: str | None = None  # "Bob" or "<@U1>"; None when no owner is named
 
 
+# How chat dresses a line up: a list marker ("• ", "- ", "2. ", "b) "), emphasis (*bold*,
+# _italic_, ~struck~) and emoji shortcodes (":white_check_mark:"). None of it is what the line
+# says: "• *Decision:* roll back" decides as "Decision: roll back" does.
+_LIST_MARKER = re.compile(r"^\s*(?:[•◦▪‣·*\-–—]|\d{1,2}[.)]|[a-h][.)])\s+")
+_EMPHASIS = re.compile(r"(?<![\w*_~])[*_~]+(?=\S)|(?<=\S)[*_~]+(?![\w*_~])")
+_EMOJI = re.compile(r":[a-z0-9_+\-]{2,40}:")
+_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+\1", re.S)
+
+
+def unmarked(text: str) -> str:
+    """The words of a chat message without list markers, emphasis and emoji, line by line
+    (code spans and fenced blocks kept as written): what it says, for reading its kind and
+    quoting it in a roll-up."""
+    out: list[str] = []
+    fenced = False
+    for line in text.splitlines():
+        if fenced or line.lstrip().startswith("```"):
+            fenced ^= line.count("```") % 2 == 1
+            out.append(line.rstrip())
+            continue
+        out.append(_unmarked_line(line))
+    return "\n".join(x for x in out if x.strip())
+
+
+def _unmarked_line(line: str) -> str:
+    line = _LIST_MARKER.sub("", line, count=1)
+    parts, at = [], 0
+    for span in _CODE_SPAN.finditer(line):
+        parts += [_EMOJI.sub(" ", _EMPHASIS.sub("", line[at : span.start()])), span.group(0)]
+        at = span.end()
+    parts.append(_EMOJI.sub(" ", _EMPHASIS.sub("", line[at:])))
+    return " ".join("".join(parts).split())
+
+
 def classify(text: str, *, author: str | None = None) -> Statement:
-    """The statement a message makes; its label (if any) decides, else the strongest cue."""
-    flat = text.strip()
+    """The statement a message makes; its label (if any) decides, else the strongest cue. Read
+    without list markers, emphasis and emoji (`unmarked`)."""
+    flat = unmarked(text) or text.strip()
     kind: StatementKind | None = None
     label = _LABEL.match(flat)
-    if label:
+    if label and not flat[label.end() :].strip():
+        kind = "note"  # "Action items:" heads a list; it is no item itself
+    elif label:
         said = label.group("label").lower()
         kind = next(k for k, p in _LABELS if re.fullmatch(p, said, re.I))
         flat = flat[label.end() :].strip() or flat
@@ -241,8 +288,10 @@ def _bare_item(text: str) -> re.Match[str] | None:
 
 def strip_label(text: str) -> str:
     """`text` without a leading "decision:"-style label (repeated labels too), nor a bare
-    "AI:" (an action item's label when it has no number to be referred to by)."""
-    flat = text.strip()
+    "AI:" (an action item's label when it has no number to be referred to by), read without
+    list marker, emphasis and emoji (`unmarked`): "*Status: mitigated* 11:25 :pray:" is
+    "mitigated 11:25"."""
+    flat = unmarked(text) or text.strip()
     while (label := _LABEL.match(flat) or _bare_item(flat)) and flat[label.end() :].strip():
         flat = flat[label.end() :].strip()
     return flat
@@ -252,7 +301,48 @@ def _owner(text: str, author: str | None) -> str | None:
     match = _OWNER.search(text)
     if match is None:
         return None
-    if match.group("self"):
+    if match.group("self") or match.group("mine"):
         return author
     name = match.group("name") or match.group("name2") or match.group("name3")
+    name = name or match.group("name4")
     return name.lstrip("@") if name else None
+
+
+_FENCE = re.compile(r"^\s*```")
+
+
+def statement_parts(text: str) -> list[str]:
+    """The statements a message makes, in order, each as written less its list marker. A
+    structured message — a list, or lines that open with a label ("*Update 10:05*", "• Cause:
+    …", "• Decision: …"; "Follow-ups", "1. AI-1 … — @priya", "2. AI-2 …") — states each of its
+    statement lines on its own, and its other lines together; any other message is one
+    statement, whole (a single line, prose, code, talk). A code block stays with the line
+    before it."""
+    lines: list[str] = []
+    fenced = False
+    for line in text.splitlines():
+        if fenced or _FENCE.match(line):
+            if _FENCE.match(line):
+                fenced = not fenced
+            if lines:
+                lines[-1] = f"{lines[-1]}\n{line}"
+                continue
+        if line.strip():
+            lines.append(line)
+    listed = sum(bool(_LIST_MARKER.match(x) or _LABEL.match(unmarked(x))) for x in lines)
+    if len(lines) < 2 or listed < 2:
+        return [text.strip()]
+    parts: list[str] = []
+    talk: list[str] = []
+    at: int | None = None
+    for line in lines:
+        if classify(line).kind == "note":
+            at = len(parts) if at is None else at
+            talk.append(line.strip())
+        else:
+            parts.append(_LIST_MARKER.sub("", line, count=1).strip())
+    if not parts:
+        return [text.strip()]
+    if talk:
+        parts.insert(at or 0, "\n".join(talk))
+    return parts

@@ -21,14 +21,16 @@ _KINDS: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = (
     (
         ("root_cause",),
         re.compile(
-            r"\b(?:root[ -]?causes?|what caused|the cause|why (?:did|was|were|had))\b", re.I
+            r"\b(?:root[ -]?causes?|what caused|the cause|why (?:did|was|were|had)|rca)\b"
+            r"|(?-i:\bRC\b)",  # "RC?" (in capitals: "rc2" is a release candidate)
+            re.I,
         ),
     ),
     (
         ("action",),
         re.compile(
             r"\b(?:action items?|follow[- ]?ups?|to-?dos?"
-            r"|who (?:owns|owned|is doing|is taking|will do))\b",
+            r"|who (?:owns|owned|will do)|who(?:'s|’s|s| is) (?:doing|taking|owning))\b",
             re.I,
         ),
     ),
@@ -53,8 +55,63 @@ _EARLIER = re.compile(
 )
 
 
+#: The words that name a kind, as `respelled` restores them from a slip of the keyboard.
+_KIND_WORDS = frozenset(
+    [
+        "cause",
+        "causes",
+        "caused",
+        "decision",
+        "decisions",
+        "decided",
+        "decide",
+        "mitigation",
+        "mitigations",
+        "mitigated",
+        "action",
+        "actions",
+        "status",
+        "workaround",
+        "workarounds",
+        "owner",
+        "owns",
+        "followup",
+    ]
+)
+_WORD = re.compile(r"[A-Za-z]{4,}")
+
+
+def _slip_of(word: str, meant: str) -> bool:
+    """Whether `word` is `meant` with two neighbouring letters swapped ("casue"), or, for a
+    long word, with one letter left out ("mitgation"): the slips that make no other word."""
+    if len(word) == len(meant):
+        diff = [i for i, (a, b) in enumerate(zip(word, meant, strict=True)) if a != b]
+        return (
+            len(diff) == 2
+            and diff[1] == diff[0] + 1
+            and (word[diff[0]], word[diff[1]]) == (meant[diff[1]], meant[diff[0]])
+        )
+    if len(meant) >= 7 and len(word) == len(meant) - 1:
+        return any(meant[:i] + meant[i + 1 :] == word for i in range(len(meant)))
+    return False
+
+
+def respelled(question: str) -> str:
+    """The question with kind words mistyped by one slip restored ("root casue" -> "root
+    cause"), so a typo neither hides the kind asked for nor counts as a topic word."""
+
+    def fix(found: re.Match[str]) -> str:
+        word = found.group(0).lower()
+        if word in _KIND_WORDS:
+            return found.group(0)
+        return next((k for k in sorted(_KIND_WORDS) if _slip_of(word, k)), found.group(0))
+
+    return _WORD.sub(fix, question)
+
+
 def asked_kinds(question: str) -> tuple[str, ...]:
     """The note kinds a question asks for, if its wording names any (else empty)."""
+    question = respelled(question)
     return next((kinds for kinds, pattern in _KINDS if pattern.search(question)), ())
 
 
@@ -76,7 +133,7 @@ _FRAME = stems(
 def without_frame(question: str) -> str:
     """The question without the spans that name the kind or point back ("how did we fix",
     "last time", "did we try", "root cause"): what it is about, as text."""
-    framed = _ASKING_VERB.sub(" ", question)
+    framed = _ASKING_VERB.sub(" ", _OPEN_ITEMS.sub(" ", respelled(question)))
     for _, pattern in _KINDS:
         framed = pattern.sub(" ", framed)
     return " ".join(_EARLIER.sub(" ", framed).split())
@@ -94,6 +151,12 @@ def topic_words(question: str) -> set[str]:
     return {w for w in stems(without_frame(question)) if not w.isdigit()} - _FRAME
 
 
+# "open action items", "outstanding follow-ups": which items, not what they are about.
+_OPEN_ITEMS = re.compile(
+    r"\b(?:open|outstanding|pending|remaining|unfinished)\s+(?=(?:action|follow|to-?do|items?"
+    r"|tasks?)\b)",
+    re.I,
+)
 _ASKING_VERB = re.compile(r"\b(?:did|have|had|do) (?:we|you|they|i) \w+\b", re.I)
 _CONTRACTIONS = (("'s ", " is "), ("’s ", " is "), ("'re ", " are "), ("’re ", " are "))
 #: A question word, then (past its subject) the first helper verb: the tense it asks in.
@@ -111,6 +174,11 @@ _WH_PAST = re.compile(
     r"\b(?:who|what|which)\s+(?:(?!(?:is|are|do|does|did|should|can|could|will|would|to)\b)"
     r"[a-z]+\s+)?(?:(?!(?:need|feed|speed|seed|bleed|breed|exceed|proceed|succeed)\b)\w+ed"
     r"|said|took|made|broke|ran|went|came|told|found|wrote|saw|knew|fired)\b",
+    re.I,
+)
+_AN_INCIDENT = re.compile(
+    r"\b(?:from|of|in|for|during) (?:the|that|this|our) (?:[\w-]+ ){0,3}"
+    r"(?:incident|outage|postmortem|post-mortem)\b",
     re.I,
 )
 _WHO_NOW = re.compile(r"\bwho (?:is|are)\b", re.I)
@@ -143,4 +211,8 @@ def asks_what_happened(question: str) -> bool:
         return bool(asked_kinds(text)) or bool(_WHO_NOW.search(text))
     if verb:
         return False  # do / should / can …: how to do it
-    return bool(asked_kinds(text)) and about_an_earlier_incident(text)
+    # No verb: "RC?", "decisions?", "open action items from the etcd incident?" ask for the
+    # statements themselves (of this incident, an earlier one, or one named).
+    return bool(asked_kinds(text)) and (
+        about_an_earlier_incident(text) or not topic_words(text) or bool(_AN_INCIDENT.search(text))
+    )

@@ -32,6 +32,8 @@ from memory.recall.earlier import (
 )
 from memory.recall.floor import FLOORS, Features, FloorConfig, coverage
 from memory.recall.keyword import KeywordConfig, keyword_candidates
+from memory.recall.open_items import MOST as OPEN_MOST
+from memory.recall.open_items import asks_open_items, done_keys
 from memory.recall.outcomes import REPORT_KINDS, asks_outcome, reports_outcome
 from memory.recall.outcomes import WINDOW as OUTCOME_WINDOW
 from memory.recall.ranking import (
@@ -47,7 +49,7 @@ from memory.store import notes as note_store
 from memory.store.vectors import VectorTable
 from memory.store.visibility import public_channels
 from memory.subjects import is_app_subject
-from memory.text import Mode, expand_identifiers, rrf, stems
+from memory.text import Mode, expand_identifiers, item_references, rrf, stems
 
 if TYPE_CHECKING:
     from memory.embedding.embedder import Embedder
@@ -67,6 +69,9 @@ class AskedIn:
     thread_ts: str
     opening: str | None = None
 
+
+#: Where an item may be said to be done: an action's own update, a status, a fix, plain talk.
+DONE_KINDS = ("action", "status", "correction", "mitigation", "note")
 
 #: What a vague question in an incident's thread ("next steps?") is answered with from memory:
 #: what the incident decided and did so far.
@@ -460,7 +465,9 @@ class Recall:
         topic = topic_words(query)
         if items and topic:
             return items
-        said = await self._this_incidents(requester, kinds, topic=topic, thread=thread)
+        said = await self._this_incidents(
+            requester, kinds, topic=topic, thread=thread, open_only=asks_open_items(query)
+        )
         shown = {i.id for i in said}
         return said + [i for i in items if i.id not in shown]
 
@@ -472,12 +479,14 @@ class Recall:
         topic: set[str] | frozenset[str] = frozenset(),
         thread: AskedIn | None = None,
         most: int = 2,
+        open_only: bool = False,
     ) -> list[RecallItem]:
         """The newest statements of `kinds` of the incident whose channel the question is asked
         in ([] outside one) that cover the `topic` words left uncovered by the incident's
         subject; those said in the `thread` asked in first (an incident channel holds several
         alerts' threads), else the incident's. A later correction above what it corrects.
-        Never personal rows (the answer is shared)."""
+        `open_only`: the action items nobody said are done, up to `open_items.MOST`. Never
+        personal rows (the answer is shared)."""
         if not requester.channel_id:
             return []
         from memory.incidents import Incidents
@@ -494,7 +503,20 @@ class Recall:
             said = await self._statements(requester, incident.id, kinds, left, thread.thread_ts)
         if not said:
             said = await self._statements(requester, incident.id, kinds, left, None)
+        if open_only:
+            said, most = await self._still_open(requester, incident.id, said), OPEN_MOST
         return await self._as_items(requester, said[:most])
+
+    async def _still_open(
+        self, requester: Requester, incident_id: str, rows: list[Row]
+    ) -> list[Row]:
+        """Of an incident's action `rows`, those whose item nobody in the incident has said is
+        done ("AI-2 done, added to the wiki" closes AI-2, and is itself no open item)."""
+        said = await note_store.incident_statements(
+            self._db, requester, incident_id, kinds=DONE_KINDS, limit=200
+        )
+        done = {k for r in said if r["scope"] != "user" for k in done_keys(str(r["text"]))}
+        return [r for r in rows if not item_references(str(r["text"]), any_case=True) & done]
 
     async def _statements(
         self,
@@ -572,7 +594,10 @@ class Recall:
         if named is None:
             return items
         rows = await note_store.incident_statements(self._db, requester, named.id, kinds=kinds)
-        said = await self._as_items(requester, [r for r in rows if r["scope"] != "user"][:most])
+        rows = [r for r in rows if r["scope"] != "user"]
+        if asks_open_items(query) and "action" in kinds:
+            rows, most = await self._still_open(requester, named.id, rows), OPEN_MOST
+        said = await self._as_items(requester, rows[:most])
         shown = {s.id for s in said}
         return said + [i for i in items if i.id not in shown]
 

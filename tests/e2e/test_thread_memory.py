@@ -430,3 +430,49 @@ async def test_has_this_happened_before_leads_with_the_past_incident(
     # Any other question keeps memory's line.
     _, other = await answered(driver, slack, BOSS, "what was the checkout root cause?", later)
     assert other.text.startswith("Memory says")
+
+
+async def test_a_structured_update_answers_each_question_and_rolls_up_without_its_markup(
+    start_bot: Callable[..., Any], slack: FakeSlack
+) -> None:
+    """A team that posts "*Update*" blocks of bullets, signs follow-ups with @names and hands
+    one over with "AI-1 is mine now": "RC?" gets the cause bullet, the open items leave out
+    the done one, and the roll-up and digest read the lines without their *bold* and emoji."""
+    bot = await start_bot(digest_channel=GENERAL)
+    async with SlackDriver(f"http://127.0.0.1:{bot.port}/slack/events", SECRET, slack) as d:
+        await d.command(INCIDENT, ALICE, "open sev2 etcd latency")
+        root = await d.say(INCIDENT, ALICE, "etcd fsync p99 at 450ms on all members")
+        for user, text in [
+            (
+                ALICE,
+                "*Update 10:05* :rotating_light:\n• Cause: ceph-ssd-2 is shared with logging, too"
+                " slow for etcd\n• Decision: move the master volumes back to ceph-masters-1",
+            ),
+            (BOB, "*Status: mitigated* 11:25 :pray:"),
+            (
+                ALICE,
+                "*Follow-ups* :memo:\n1. AI-1 alert on etcd fsync p99 — @bob\n"
+                "2. AI-2 document the masters pool — @alice",
+            ),
+            (BOSS, "yep, AI-1 is mine now"),
+            (ALICE, "AI-2 done, it is on the wiki"),
+        ]:
+            await d.say(INCIDENT, user, text, thread_ts=root.ts)
+        await finished(bot, answers=0, captured=6)
+        await d.mention(INCIDENT, BOB, "RC?", thread_ts=root.ts)
+        await finished(bot, answers=1, captured=6)
+        recall = await reply_to(slack, d, BOB, INCIDENT, "recall open action items")
+    rc = slack.workspace.bot_messages(INCIDENT, root.ts)[-1].text
+    assert rc.startswith("Memory says [S") and "ceph-ssd-2 is shared with logging" in rc
+    assert "(root cause · alice ·" in rc
+    assert "AI-2" not in recall
+    assert recall.index("yep, AI-1 is mine now") < recall.index("AI-1 alert on etcd fsync")
+    jobs = Jobs(bot.deps, bot.app.client, team_id=TEAM)
+    assert await jobs.roll_up_threads() >= 1
+    (episode,) = await bot.deps.episodes.recent(Requester.public_audience(TEAM))
+    assert "Root cause: ceph-ssd-2 is shared with logging, too slow for etcd" in episode.summary
+    assert "Decisions: move the master volumes back to ceph-masters-1" in episode.summary
+    assert "Status: mitigated 11:25" in episode.summary
+    assert await jobs.post_digest() is True
+    digest = slack.workspace.bot_messages(GENERAL)[0].text
+    assert "mitigated* " not in digest and ":pray:" not in digest and "• Decision" not in digest

@@ -144,6 +144,19 @@ def test_what_came_of_a_change_is_said_under_it_from_the_sentence_that_reports_i
     assert "What came of it" not in _summary([], [change, other], question="did it help?")
 
 
+def test_a_change_that_says_its_own_effect_is_quoted_with_it_when_asked_if_it_helped() -> None:
+    note = Source(
+        "S1",
+        "incident",
+        "note · tom",
+        "defrag done on all 3 members 09:42, db 2.1GB -> 1.4GB. fsync unchanged.",
+    )
+    lead = "Memory says [S1] (note · tom): defrag done on all 3 members 09:42, db 2.1GB -> 1.4GB."
+    assert _summary([], [note], question="did the defrag help?") == f"{lead} fsync unchanged."
+    # Asked something else, the sentence that answers it is quoted alone.
+    assert _summary([], [note], question="when was the defrag done?") == lead
+
+
 def test_a_runbook_line_reads_a_wrapped_sentence_whole_and_skips_code() -> None:
     from bot.answer.compose import _runbook_line
 

@@ -1,0 +1,172 @@
+"""A message dressed up as chat does (issue 14, item 3): list markers, *bold* labels and emoji
+say nothing; a structured update states each of its lines; "RC?", a typo in a kind word, "whos
+doing" and "open action items" ask what they plainly ask."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory.episodes.statements import classify, statement_parts, strip_label, unmarked
+from memory.notes.notes import Notes
+from memory.recall.earlier import asked_kinds, asks_what_happened, respelled, topic_words
+from memory.recall.open_items import asks_open_items, done_keys
+from memory.recall.recall import Recall
+from memory.scopes import Requester
+from memory.threads import Threads
+from tests.memory.contexts import ALICE, BOB, ctx
+
+ASKER = Requester("T1/UASK", "T1", channel_id="C1")
+
+UPDATE = (
+    "*Update 10:05*\n"
+    "• Cause: ceph-ssd-2 is shared with logging, too slow for etcd\n"
+    "• Decision: move master volumes back to `ceph-masters-1`, one at a time\n"
+    "• Next update 10:45"
+)
+FOLLOW_UPS = (
+    "*Postmortem follow-ups* :memo:\n"
+    "1. AI-1 alert on etcd fsync p99 > 50ms for 10m — @priya\n"
+    "2. AI-2 document that master volumes stay on ceph-masters-1 — @tom\n"
+    "3. AI-3 storage migrations need an etcd latency check — @marta"
+)
+
+
+def test_list_markers_emphasis_and_emoji_say_nothing_and_code_is_kept() -> None:
+    assert unmarked("*Status: mitigated* 11:25. Thanks all :pray:") == (
+        "Status: mitigated 11:25. Thanks all"
+    )
+    assert classify("*Status: mitigated* 11:25").kind == "status"
+    assert classify("• Cause: the pool is shared with logging").kind == "root_cause"
+    assert classify("- _Decision:_ roll back").kind == "decision"
+    assert strip_label("*Status: mitigated* 11:25 :pray:") == "mitigated 11:25"
+    # Code keeps its characters: `*` and `_` in a span or a fenced block are not emphasis.
+    assert unmarked("set `rate(x[5m])*100` and *ship*") == "set `rate(x[5m])*100` and ship"
+    fenced = "ran\n```\nkubectl scale x*2 --replicas=_3_\n```\nthen *waited*"
+    assert unmarked(fenced) == "ran\n```\nkubectl scale x*2 --replicas=_3_\n```\nthen waited"
+    assert "default_pool_size" in unmarked("raised `default_pool_size` and default_pool_size")
+
+
+def test_a_list_heading_is_no_item_and_a_signed_item_names_its_owner() -> None:
+    for heading in ("*Postmortem follow-ups* :memo:", "Action items:", "*Follow-ups*"):
+        assert classify(heading).kind == "note", heading
+    item = classify("1. AI-1 alert on etcd fsync p99 > 50ms for 10m — @priya")
+    assert item.kind == "action" and item.owner == "priya"
+    assert classify("AI-2: rotate the keys (<@U123>)").owner == "<@U123>"
+    assert classify("action items for bob").kind == "action"  # names its owner, no heading
+
+
+def test_a_structured_update_states_each_of_its_lines() -> None:
+    parts = statement_parts(UPDATE)
+    assert [classify(p).kind for p in parts] == ["note", "root_cause", "decision"]
+    assert parts[0] == "*Update 10:05*\n• Next update 10:45"  # the talk stays together
+    assert parts[1] == "Cause: ceph-ssd-2 is shared with logging, too slow for etcd"
+    items = statement_parts(FOLLOW_UPS)
+    assert [classify(p).kind for p in items] == ["note", "action", "action", "action"]
+    assert items[1].startswith("AI-1 alert")
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "we rolled back at 10:02.\nerrors are dropping now.",  # prose over two lines
+        ":rotating_light: *IC: Marta* | comms: Priya\nImpact: API calls take 3-5s",  # no list
+        "fsync p99 ~450ms\n```\nhistogram_quantile(0.99, x)\n```",  # a line and its code
+        "• looking at it\n• still looking",  # a list of talk states nothing
+        "root cause: the cert expired",
+    ],
+)
+def test_any_other_message_is_one_statement_whole(message: str) -> None:
+    assert statement_parts(message) == [message.strip()]
+
+
+def test_handing_an_item_over_by_its_key_is_a_correction_in_more_words() -> None:
+    for said in ("yep, AI-1 is mine now", "AI-1 is now mine", "I can take #2219"):
+        assert classify(said, author="sam").kind == "correction", said
+        assert classify(said, author="sam").owner == "sam", said
+    assert classify("I'll take AI-2 today").kind == "action"  # its first owner
+    assert classify("AI-1 is mine").kind == "action"
+
+
+def test_shorthand_and_a_slip_of_the_keyboard_ask_for_the_kind_they_mean() -> None:
+    assert asked_kinds("RC?") == ("root_cause",)
+    assert asked_kinds("what was the rc2 build?") == ()  # a release candidate
+    assert asked_kinds("what was the root casue of the etcd incident?") == ("root_cause",)
+    assert topic_words("what was the root casue of the etcd incident?") == {"etcd"}
+    assert asked_kinds("what did we decied?") == ("decision",)
+    assert asked_kinds("any mitgation yet?") == ("mitigation",)
+    # Words one slip away from a kind word that are words of their own stay as they are.
+    for word in ("cases", "states", "stats", "nation", "acting", "motivation"):
+        assert respelled(word) == word, word
+    assert asked_kinds("whos doing the fsync alert?") == ("action",)
+    assert asked_kinds("who's taking the cron move?") == ("action",)
+
+
+def test_a_question_for_the_statements_themselves_is_about_what_was_said() -> None:
+    for question in ("RC?", "decisions?", "any open action items from the etcd incident?"):
+        assert asks_what_happened(question), question
+    for question in ("cpu throttling mitigation", "how do we mitigate cpu throttling?"):
+        assert not asks_what_happened(question), question
+
+
+def test_open_items_are_asked_for_and_done_ones_told() -> None:
+    assert asks_open_items("any open action items from the etcd incident?")
+    assert asks_open_items("which items are still open?")
+    assert not asks_open_items("who owns AI-1?")
+    assert topic_words("any open action items from the etcd incident?") == {"etcd"}
+    assert done_keys("AI-2 done, added to the masters page in the wiki") == {"ai-2"}
+    assert done_keys("AI-4 is done: the bucket reads the limit") == {"ai-4"}
+    assert done_keys("the lock (AI-1) went live on 20 Jan") == {"ai-1"}
+    assert done_keys("AI-1: alert when the job is done") == set()
+    assert done_keys("yep, AI-1 is mine now") == set()
+
+
+async def _incident_thread(db, redactor, embedder, lines: list[tuple[object, str]]) -> Threads:
+    from memory.incidents import Incidents
+
+    threads = Threads(db, redactor, notes=Notes(db, redactor, embedder))
+    inc = await Incidents(db, redactor=redactor).open(
+        ctx("C1", author=ALICE), title="etcd latency", channel_id="C1"
+    )
+    for n, (author, text) in enumerate(lines):
+        ts = f"17000000{n + 1:02d}.000100"
+        await threads.capture(
+            ctx("C1", author=author), ts=ts, thread_ts=None, text=text, incident=inc.id
+        )
+    return threads
+
+
+async def test_a_structured_message_becomes_a_note_per_statement_replaced_and_removed_together(
+    db, redactor, embedder
+) -> None:
+    threads = await _incident_thread(db, redactor, embedder, [(ALICE, UPDATE)])
+    rows = await db.fetchall("SELECT kind, source_ts FROM memory_notes ORDER BY id")
+    assert [r["kind"] for r in rows] == ["note", "root_cause", "decision"]
+    assert {r["source_ts"] for r in rows} == {"1700000001.000100"}  # all keyed to the message
+    found = await Recall(db, embedder).relevant(ASKER, "RC?")
+    assert found and found[0].text.startswith("Cause: ceph-ssd-2")
+    await threads.edit("T1", "C1", "1700000001.000100", "root cause: the disk was full")
+    kinds = [r[0] for r in await db.fetchall("SELECT kind FROM memory_notes")]
+    assert kinds == ["root_cause"]
+    await threads.delete("T1", "C1", "1700000001.000100")
+    assert await db.scalar("SELECT count(*) FROM memory_notes") == 0
+
+
+async def test_open_action_items_leave_out_the_done_and_show_who_took_one_over(
+    db, redactor, embedder
+) -> None:
+    await _incident_thread(
+        db,
+        redactor,
+        embedder,
+        [
+            (ALICE, FOLLOW_UPS),
+            (BOB, "yep, AI-1 is mine now"),
+            (BOB, "AI-2 done, added to the masters page in the wiki"),
+        ],
+    )
+    items = await Recall(db, embedder).relevant(ASKER, "open action items?")
+    texts = [i.text for i in items]
+    assert not any("AI-2" in t for t in texts)
+    assert any(t.startswith("AI-3 storage migrations") for t in texts)
+    handover = texts.index("yep, AI-1 is mine now")
+    assert texts[handover + 1].startswith("AI-1 alert") and items[handover + 1].superseded_by
