@@ -164,7 +164,9 @@ class Answering:
         """The deterministic cited answer (no LLM): always available, always cited."""
         timings: dict[str, float] = {}
         opening = await self._thread_opening(q)
-        vague = opening is not None and names_nothing(q.text)
+        # "seen slow api like this before?" points at what the thread opened with, as a
+        # question naming nothing does: both are read with it.
+        vague = opening is not None and (names_nothing(q.text) or asks_if_seen_before(q.text))
         (memories, similar), hits, mine, episodes = await asyncio.gather(
             self._timed(timings, "recall", self._memories(q, opening, vague=vague)),
             self._timed(timings, "runbooks", self._runbooks(q, opening, vague=vague)),
@@ -341,6 +343,9 @@ _SEEN_BEFORE = re.compile(
     rf"|\b{_IT}\s+(?:\w+\s+)?(?:happened|happen|occurred|come up|came up)\s+(?:before|previously"
     r"|in the past)\b"
     rf"|\b(?:anyone|anybody|we|you)\s+(?:ever\s+)?(?:seen|had|hit|saw)\s+{_IT}\b"
+    # "have we seen slow api like this before?": a subject, then "like this"
+    r"|\b(?:seen|had|hit|saw)\s+(?:[\w-]+\s+){1,4}?like (?:this|that|it)(?: one)?\s+(?:before"
+    r"|previously|in the past)\b(?!\s+(?:we|you|they|i|the|a|an|it|\w+ing|\d)\b)"
     r"|\bever (?:seen|had|hit|happened)\b|\b(?:is|was) this the first time\b"
     r"|^\W*(?:(?:are|were) there )?(?:any |similar |previous |past |earlier )+(?:incidents?|outages?)"
     r"(?: like (?:this|it))?\s*\?"

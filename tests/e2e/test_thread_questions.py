@@ -127,6 +127,23 @@ async def test_seen_this_before_under_a_new_alert_finds_the_earlier_incident(
     assert "the v42 encoder change tripled CPU per request" in similar
 
 
+async def test_seen_slowness_like_this_before_is_read_with_the_alert_it_points_at(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """ "Like this" is the alert the thread opened with: the question's own words ("slow
+    requests") are in no note of the earlier incident, its alert's are."""
+    await worked_thread(bot, driver)
+    await Jobs(bot.deps, bot.app.client, team_id=TEAM).index_vectors()  # the minute's job
+    again, _ = await driver.app_post(AGAIN, "Alertmanager", "", attachments=alert("web"))
+    await finished(bot, answers=0, captured=2 + len(THREAD))
+    found = await ask(
+        driver, slack, AGAIN, again.ts, "have we seen slow requests like this before?"
+    )
+    assert "Similar past incidents" in found, found
+    assert "inc-42" in found[found.index("Similar past incidents") :], found
+    assert found.startswith("Seen before: inc-42"), found[:200]
+
+
 async def test_what_did_we_decide_answers_from_the_thread_it_is_asked_in(
     bot: Runtime, driver: SlackDriver, slack: FakeSlack
 ) -> None:

@@ -377,12 +377,14 @@ def test_a_question_asking_if_it_happened_before_is_told_apart_from_one_about_be
                   "did we hit this before in prod?", "have we seen it previously?",
                   "before you roll back, has anyone seen this?", "is this recurring?",
                   "have we had this issue in the past?", "any previous incidents like this?",
-                  "same as last time?", "were there similar incidents?"):  # fmt: skip
+                  "same as last time?", "were there similar incidents?",
+                  "have we seen slow api like this before?"):  # fmt: skip
         assert asks_if_seen_before(asked), asked
     for other in ("what did we do before restarting?", "what did we check before the rollback?",
                   "it is happening again, how do we fix it?", "who had the pager before Raj?",
                   "did we see 5xx before 10:00?", "we had v39 before, right?",
                   "what happened previously in this thread?",
                   "first time setup of the runbook?",
-                  "who owns the StorCo ticket from the previous incident?"):  # fmt: skip
+                  "who owns the StorCo ticket from the previous incident?",
+                  "we had lunch like this before going live"):  # fmt: skip
         assert not asks_if_seen_before(other), other
