@@ -56,10 +56,12 @@ _CUES: tuple[tuple[StatementKind, re.Pattern[str]], ...] = (
             r" (?:over|from|myself)\b"
             # "yep, AI-1 is mine now", "I can take #2219" (asked to): the same ("I'll take AI-2
             # today" names its first owner)
-            r"|\b(?:(?-i:[A-Z]{1,10})-\d{1,6}|ai-\d{1,6}|#\d{1,7}) is (?:now )?(?:mine|on me) now\b"
-            r"|\b(?:(?-i:[A-Z]{1,10})-\d{1,6}|ai-\d{1,6}|#\d{1,7}) is now (?:mine|on me)\b"
+            r"|(?<![\w#])(?:(?-i:[A-Z]{1,10})-\d{1,6}|ai-\d{1,6}|#\d{1,7})"
+            r" is (?:now (?:mine|on me)|(?:mine|on me) now)\b"
+            # (the key ends the clause: "let me grab INC-1234 details" takes nothing over)
             r"|\b(?:i can|let me) (?:take|own|pick up|grab)"
-            r" (?:(?-i:[A-Z]{1,10})-\d{1,6}|ai-\d{1,6}|#\d{1,7})\b"
+            r" (?:(?-i:[A-Z]{1,10})-\d{1,6}|ai-\d{1,6}|#\d{1,7})"
+            r"(?=\s*(?:[.,;!]|$|\s+(?:over|now|then|from|myself|too|for you|if)\b))"
             r"|\bnew owner\b|\breassign(?:ed|ing)?\b|\bno longer\b"
             r"|\bchanged? (?:the )?plan\b|\bupdate to the above\b|\brevised\b"
             # "Actually, Tomasz will own the ticket": a message that opens by taking back
@@ -88,9 +90,8 @@ _CUES: tuple[tuple[StatementKind, re.Pattern[str]], ...] = (
     (
         "action",
         re.compile(
-            # ("action items from the postmortem", "Postmortem follow-ups" announce a list: they
-            # are no item themselves)
-            r"\b(?:action[ -]?items?|follow[ -]?ups?)\b(?!\W*$)"
+            # ("action items from the postmortem" announces a list: it is no item itself)
+            r"\b(?:action[ -]?items?|follow[ -]?ups?)\b"
             r"(?!\s+(?:for|from|of)\s+(?:the|this|that|today'?s|yesterday'?s|our)\s+(?:[\w-]+\s+){0,3}?"
             r"(?:incident|outage|postmortem|post-mortem|review|retro)\b)|\bai-\d+\b"
             r"|\b(?:i'?ll|i will) (?:own|take|file|write|add)\b"
@@ -181,7 +182,6 @@ _OWNER = re.compile(
     r"(?P<name>@?[A-Z][\w.-]+|<@[A-Z0-9]+>)\s+(?:now\s+)?(?:owns|will own|takes|has taken|is on)\b"
     r"|\b(?:owner|assigned to|owned by)\s*[:=]?\s*(?P<name2>@?[A-Z][\w.-]+|<@[A-Z0-9]+>)"
     r"|\b(?P<self>i'?ll|i will|i can|let me)\s+(?:own|take|file|write|add|pick up|grab)\b"
-    r"|\b(?P<mine>is (?:now )?(?:mine|on me))\b"
     # "Ngozi will open a ticket with StorCo": a person named first, then what they will do
     r"|^\s*(?!(?:it|this|that|these|those|we|they|he|she|you|i|there|someone|somebody|nobody"
     r"|everyone|anyone|which|what|who|nothing|something)\b)(?P<name3>@?[A-Z][\w.-]+|<@[A-Z0-9]+>)"
@@ -204,8 +204,11 @@ class Statement:
 # _italic_, ~struck~) and emoji shortcodes (":white_check_mark:"). None of it is what the line
 # says: "• *Decision:* roll back" decides as "Decision: roll back" does.
 _LIST_MARKER = re.compile(r"^\s*(?:[•◦▪‣·*\-–—]|\d{1,2}[.)]|[a-h][.)])\s+")
-_EMPHASIS = re.compile(r"(?<![\w*_~])[*_~]+(?=\S)|(?<=\S)[*_~]+(?![\w*_~])")
-_EMOJI = re.compile(r":[a-z0-9_+\-]{2,40}:")
+# A pair of markers around words ("*Status: mitigated*"), never one alone ("~/.kube", "p99 ~3s",
+# "*.example.com") nor markers inside a word ("__init__.py", "_JAVA_OPTIONS").
+_EMPHASIS = re.compile(r"(?<![\w*_~])([*_~])(?![*_~\s])(.+?)(?<![*_~\s])\1(?![\w*_~])")
+# ":pray:" standing alone, never a clock time ("10:05:30") nor a logger ("ERROR:root:").
+_EMOJI = re.compile(r"(?<![\w:]):[a-z][a-z0-9_+\-]{1,39}:(?![\w:])")
 _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+\1", re.S)
 
 
@@ -228,10 +231,20 @@ def _unmarked_line(line: str) -> str:
     line = _LIST_MARKER.sub("", line, count=1)
     parts, at = [], 0
     for span in _CODE_SPAN.finditer(line):
-        parts += [_EMOJI.sub(" ", _EMPHASIS.sub("", line[at : span.start()])), span.group(0)]
+        parts += [_plain(line[at : span.start()]), span.group(0)]
         at = span.end()
-    parts.append(_EMOJI.sub(" ", _EMPHASIS.sub("", line[at:])))
+    parts.append(_plain(line[at:]))
     return " ".join("".join(parts).split())
+
+
+def _plain(words: str) -> str:
+    return _EMOJI.sub(" ", _EMPHASIS.sub(r"\2", words))
+
+
+#: A list's heading: a short line naming what follows ("Postmortem follow-ups", "Next steps").
+_HEADING = re.compile(
+    r"^\W*(?:[\w-]+\s+){0,2}(?:action[ -]?items?|follow[ -]?ups?|to-?dos?|next steps)\W*$", re.I
+)
 
 
 def classify(text: str, *, author: str | None = None) -> Statement:
@@ -246,6 +259,8 @@ def classify(text: str, *, author: str | None = None) -> Statement:
         said = label.group("label").lower()
         kind = next(k for k, p in _LABELS if re.fullmatch(p, said, re.I))
         flat = flat[label.end() :].strip() or flat
+    if kind is None and _HEADING.match(flat):
+        kind = "note"  # "*Postmortem follow-ups*" heads a list; it is no item itself
     if kind is None and _ITEM_ID.match(flat):
         kind = "action"
         if bare := _bare_item(flat):  # "AI: …" has no number to keep: the label goes
@@ -278,7 +293,7 @@ def without_correction_cue(text: str) -> str:
 
 def names_an_owner(text: str) -> bool:
     """Whether the text says who owns something ("Dan owns the CI check", "I'll take it")."""
-    return _OWNER.search(text) is not None
+    return _OWNER.search(text) is not None or _MINE.search(text) is not None
 
 
 def _bare_item(text: str) -> re.Match[str] | None:
@@ -297,11 +312,16 @@ def strip_label(text: str) -> str:
     return flat
 
 
+_MINE = re.compile(r"\bis (?:now )?(?:mine|on me)\b", re.I)
+
+
 def _owner(text: str, author: str | None) -> str | None:
+    if _MINE.search(text):
+        return author  # "AI-3 is on me now": not "AI-3", the name before "is on"
     match = _OWNER.search(text)
     if match is None:
         return None
-    if match.group("self") or match.group("mine"):
+    if match.group("self"):
         return author
     name = match.group("name") or match.group("name2") or match.group("name3")
     name = name or match.group("name4")
@@ -315,9 +335,10 @@ def statement_parts(text: str) -> list[str]:
     """The statements a message makes, in order, each as written less its list marker. A
     structured message — a list, or lines that open with a label ("*Update 10:05*", "• Cause:
     …", "• Decision: …"; "Follow-ups", "1. AI-1 … — @priya", "2. AI-2 …") — states each of its
-    statement lines on its own, and its other lines together; any other message is one
-    statement, whole (a single line, prose, code, talk). A code block stays with the line
-    before it."""
+    statement lines on its own, and the talk between them where it stands; a field line
+    ("Owner: @bob", "ETA 10m") stays with the line before it, and a code block too. Any other
+    message is one statement, whole: a single line, prose, code, talk, and a list that is put
+    up for discussion ("Options:", "… thoughts?")."""
     lines: list[str] = []
     fenced = False
     for line in text.splitlines():
@@ -330,19 +351,27 @@ def statement_parts(text: str) -> list[str]:
         if line.strip():
             lines.append(line)
     listed = sum(bool(_LIST_MARKER.match(x) or _LABEL.match(unmarked(x))) for x in lines)
-    if len(lines) < 2 or listed < 2:
+    if len(lines) < 2 or listed < 2 or _PUT_UP.search(unmarked(text)):
         return [text.strip()]
-    parts: list[str] = []
-    talk: list[str] = []
-    at: int | None = None
+    parts: list[tuple[bool, str]] = []  # (states something, text)
     for line in lines:
-        if classify(line).kind == "note":
-            at = len(parts) if at is None else at
-            talk.append(line.strip())
+        said = _LIST_MARKER.sub("", line, count=1).strip()
+        if parts and finishes_sentence(unmarked(line)):
+            parts[-1] = (parts[-1][0], f"{parts[-1][1]}\n{said}")
+        elif classify(line).kind != "note":
+            parts.append((True, said))
+        elif parts and not parts[-1][0]:
+            parts[-1] = (False, f"{parts[-1][1]}\n{said}")
         else:
-            parts.append(_LIST_MARKER.sub("", line, count=1).strip())
-    if not parts:
+            parts.append((False, said))
+    if not any(states for states, _ in parts):
         return [text.strip()]
-    if talk:
-        parts.insert(at or 0, "\n".join(talk))
-    return parts
+    return [said for _, said in parts]
+
+
+# A list offered for discussion, not a record of what was decided or done.
+_PUT_UP = re.compile(
+    r"^\W*(?:options?|ideas?|proposals?|suggestions?|proposed|candidates?|(?:the )?runbook says)\b"
+    r"|\?\W*$",
+    re.I,
+)

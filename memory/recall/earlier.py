@@ -22,7 +22,8 @@ _KINDS: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = (
         ("root_cause",),
         re.compile(
             r"\b(?:root[ -]?causes?|what caused|the cause|why (?:did|was|were|had)|rca)\b"
-            r"|(?-i:\bRC\b)",  # "RC?" (in capitals: "rc2" is a release candidate)
+            # "RC?" (in capitals: "rc2", "RC-1", "the RC build" are a release candidate)
+            r"|(?-i:\bRC\b)(?![-\d]|\s+(?:build|cut|release|candidate|branch|tag|\d))",
             re.I,
         ),
     ),
@@ -65,6 +66,7 @@ _KIND_WORDS = frozenset(
         "decisions",
         "decided",
         "decide",
+        "mitigate",
         "mitigation",
         "mitigations",
         "mitigated",
@@ -158,6 +160,7 @@ _OPEN_ITEMS = re.compile(
     re.I,
 )
 _ASKING_VERB = re.compile(r"\b(?:did|have|had|do) (?:we|you|they|i) \w+\b", re.I)
+_UNMARKED_CONTRACTION = re.compile(r"\b(who|what|where)s\s", re.I)
 _CONTRACTIONS = (("'s ", " is "), ("’s ", " is "), ("'re ", " are "), ("’re ", " are "))
 #: A question word, then (past its subject) the first helper verb: the tense it asks in.
 _WH = re.compile(r"\b(?:who|whom|whose|what|when|which|why|how(?: long| many| much)?)\b", re.I)
@@ -198,6 +201,7 @@ def asks_what_happened(question: str) -> bool:
     text = f" {question} "
     for short, long in _CONTRACTIONS:
         text = text.replace(short, long)
+    text = _UNMARKED_CONTRACTION.sub(lambda m: f"{m.group(1)} is ", text)  # "whos", "whats"
     if _THERE_IS.search(text):
         return False
     if _WH_PAST.search(text) or _HAPPENED.search(text):

@@ -17,12 +17,17 @@ _ASKS = re.compile(
     r"|\b(?:action|follow|to-?dos?|items?|tasks?)\b[^?]{0,20}\b(?:open|left|outstanding|pending)\b",
     re.I,
 )
-# "AI-2 done", "AI-4 is done: …", "AI-2 is live", "the lock (AI-1) went live", "#2219 merged"
+# "AI-2 done", "AI-4 is done: …", "AI-2 is live", "the lock (AI-1) went live", "#2219 merged",
+# "AI-1 and AI-2 are done", "AI-9 (done)", "AI-1 ✅" — not "AI-2 is done when the dashboard is".
 _DONE = re.compile(
-    r"\b(?:is\s+|are\s+|now\s+|went\s+|has\s+been\s+|was\s+)*(?:done|completed?|finished|closed"
-    r"|shipped|merged|live|landed|resolved|fixed)\b",
+    r"(?:\s*(?:,|and|&|/)\s*(?:[A-Za-z]{1,10}-\d{1,6}|#\d{1,7}))*[\s):,\-–—(]*"
+    r"(?:(?:is|are|now|went|has been|have been|was|were)\s+)*"
+    r"(?:(?:done|completed?|finished|closed|shipped|merged|live|landed|resolved|fixed)\b"
+    r"(?!\s+(?:when|once|if|after|before|by|until)\b)|[✅✔☑])",
     re.I,
 )
+# The item's own line: its key first, then its label mark ("AI-4: Complete the runbook").
+_ITEM_LINE = re.compile(r"^\W*(?:[A-Za-z]{1,10}-\d{1,6}|#\d{1,7})\s*[:\-–—]", re.I)
 
 
 def asks_open_items(question: str) -> bool:
@@ -31,12 +36,21 @@ def asks_open_items(question: str) -> bool:
 
 
 def done_keys(text: str) -> set[str]:
-    """The items a message says are done ("AI-2 done", "AI-4 is done: …"): each key followed,
-    within a few words, by a word that says so."""
+    """The items a message says are done ("AI-2 done", "AI-4 is done: …", "AI-1 and AI-2 are
+    done"): each mention of a key followed by a word that says so. A question says nothing is
+    ("is AI-2 done?"), and an item's own line does not close it ("AI-4: Complete the runbook")."""
+    if text.rstrip().endswith("?"):
+        return set()
     keys = set()
+    lowered = text.lower()
     for key in item_references(text, any_case=True):
-        at = text.lower().find(key)
-        after = text[at + len(key) : at + len(key) + 30]
-        if at >= 0 and _DONE.match(re.sub(r"^[\s):,\-–—]*", "", after)):
-            keys.add(key)
+        for at in (m.end() for m in re.finditer(re.escape(key), lowered)):
+            if at - len(key) == _key_start(text) and _ITEM_LINE.match(text):
+                continue
+            if _DONE.match(text, at):
+                keys.add(key)
     return keys
+
+
+def _key_start(text: str) -> int:
+    return len(text) - len(text.lstrip(" \t*_`•-"))

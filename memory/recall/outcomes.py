@@ -19,32 +19,48 @@ WINDOW = 8
 #: ("AI-2 is live: … the retries made it worse") states what comes next, not what came of it.
 REPORT_KINDS = frozenset({"note", "status", "mitigation", "correction"})
 
-# A yes/no or why question about whether something worked: "did the rollback help?", "why
-# didn't raising the limit fix it?", "would disabling retries have been enough?", "what did
-# switching off retries achieve?". "How long did it take to work through the backlog?" asks no
-# outcome, nor "how did the estimate of warehouse work change?" ("work" there is a noun), nor
-# "when did Maria go to the workshop?".
-_ASKS = re.compile(
-    r"^\s*(?:(?:did|does|do|would|will|could|has|have|is|was)(?:n'?t)?"
-    r"|why\s+(?:didn'?t|did\s+not|doesn'?t|does\s+not|wasn'?t|isn'?t|couldn'?t|won'?t|wouldn'?t"
-    r"|hasn'?t)|how\s+(?:much\s+)?did)\b"
-    r"[^?]*?\b(?:help(?:ed|s|ing)?|worked|work(?=\s*(?:[?!.,]|$))|fix(?:ed|es)?|solve[ds]?"
+# A question about whether a change that was made worked: "did the rollback help?", "why
+# didn't raising the limit fix it?", "has the restart helped?", "would disabling retries have
+# been enough?" (what would have come of one), "what did switching off retries achieve?". Not
+# advice: "does restarting help?", "would it help to page the db team?", "is there a known
+# fix?", "does the vendor have a fix?" ask what to do; "how long did it take to work through
+# the backlog?" and "how did the estimate of warehouse work change?" ask no outcome.
+_OUTCOME_WORD = (
+    r"(?:help(?:ed|s|ing)?|worked|work(?=\s*(?:[?!.,]|$))|fix(?:ed|es)?|solve[ds]?"
     r"|stop(?:ped|s)?|improve[ds]?|matter(?:ed|s)?|enough|effect|difference)\b"
     r"(?!\s+(?:through|out|on|with|for|from|at|in)\b)"
-    r"|^\s*what\s+did\b[^?]*\bachieve",
+)
+_ASKS = re.compile(
+    r"^\s*(?:(?:did|has|have|was)(?:n'?t)?|why\s+(?:didn'?t|did\s+not|wasn'?t|couldn'?t"
+    r"|hasn'?t|did)|how\s+(?:much\s+)?did)\b(?P<subject>[^?]*?)\b"
+    + _OUTCOME_WORD
+    + r"|^\s*would(?:n'?t)?\b(?P<would>[^?]*?)\bhave\b[^?]*?\b(?:helped|worked|fixed|solved"
+    r"|stopped|been enough|made (?:a|any) difference)\b"
+    r"|^\s*what\s+did\b(?P<achieved>[^?]*?)\bachieve",
     re.I,
 )
+# "a fix", "any difference", "the docs", "it … to page": a thing asked about, not a change made.
+_NOT_A_CHANGE = re.compile(
+    r"(?:\b(?:a|an|any|the|known|some|no)\s*$|\bthe docs?\b|^\s*there\b)", re.I
+)
 
-# A reply that reports an effect: none ("no change", "didn't help", "still 5xx", "unchanged",
-# "nope, it's back"), worse ("made it worse"), or better ("dropped from 61% to 38%", "errors are
-# gone", "recovered", "that did it").
+# A reply that reports an effect: none ("no change", "didn't help", "p99 still 3.8s",
+# "unchanged", "it's back"), worse ("made it worse"), or better ("dropped from 61% to 38%",
+# "errors are gone", "recovered", "that did it"). Not "still investigating", "the link doesn't
+# work", "nope, not me": talk about the work, not what the change did.
+_STILL = (
+    r"failing|erroring|crashing|crashlooping|timing out|climbing|rising|growing|throttling"
+    r"|flapping|spiking|happening|broken|down|high|elevated|degraded|slow|bad|red|pinned"
+    r"|the same|there|at|~?\d"
+)
 _REPORTS = re.compile(
-    r"\bno\s+(?:effect|change|difference|improvement|luck|dice)\b"
-    r"|\b(?:didn'?t|did\s+not|doesn'?t|does\s+not|won'?t)\s+(?:help|work|change|fix|do\s+anything"
+    r"\bno\s+(?:effect|change|difference|improvement)\b"
+    r"|\b(?:didn'?t|did\s+not)\s+(?:help|work|change|fix|do\s+anything"
     r"|make\s+(?:a|any)\s+difference)\b"
-    r"|\bnot\s+(?:helping|working|fixed|better|enough)\b"
-    r"|\b(?:unchanged|nope|worse|helped|recovered|recovering|improved|improving)\b"
-    r"|\bstill\s+(?:\w+ing|at|pinned|high|down|broken|the\s+same|bad|there|~?\d)"
+    r"|\bnot\s+(?:helping|fixed|better|enough)\b"
+    r"|\b(?:unchanged|worse|helped|recovered|recovering|improved|improving)\b"
+    rf"|\bstill\s+(?:{_STILL})\b"
+    r"|\b(?:p\d\d|errors?|latency|lag|5xx|cpu|memory|rps)\s+(?:is\s+|are\s+)?still\b"
     r"|\bsame\s+as\s+before\b|\bit'?s\s+back\b|\bcame\s+back\b|\bback\s+to\s+normal\b"
     r"|\b(?:dropped|fell|went\s+(?:down|up)|rose|climbed)\s+(?:from|to|by|back)\b"
     r"|\b(?:errors?|alerts?|5xx|lag|latency)\s+(?:are|is)\s+(?:gone|down|clearing|cleared)\b"
@@ -54,8 +70,15 @@ _REPORTS = re.compile(
 
 
 def asks_outcome(question: str) -> bool:
-    """Whether the question asks what came of a change (did it help, why didn't it work)."""
-    return bool(_ASKS.search(question))
+    """Whether the question asks what came of a change made (did it help, why didn't it work),
+    not whether something would help (advice)."""
+    found = _ASKS.search(question)
+    if found is None:
+        return False
+    subject = found.group("subject") or found.group("would") or found.group("achieved") or ""
+    if found.group("would") is not None and re.match(r"\s*it\b", subject):
+        return False  # "would it help to page the db team?": advice
+    return _NOT_A_CHANGE.search(subject) is None
 
 
 def reports_outcome(text: str) -> bool:

@@ -79,21 +79,40 @@ WHERE n.team_id = :team AND n.channel_id = :channel AND n.id > :after
 ORDER BY n.id LIMIT :n
 """
 
-# The notes said after `:anchor` in its partition and channel, and in its thread when it was a
-# thread message (an incident channel holds several alerts' threads at once).
+# The notes made from the messages said after the message `:anchor` was made from: the replies
+# of its thread (an incident channel holds several alerts' threads at once), and, for a message
+# said in the channel itself, the channel's next messages too. Read from the thread index, so
+# a thread of three messages in a channel of thousands reads three (`+` keeps the channel's
+# next messages read in ts order, and CROSS JOIN the messages before their notes), and only
+# notes of the anchor's own partition (never a personal one, whose partition is its owner's).
 _REPLIES = """
+WITH anchor AS (
+    SELECT a.team_id, a.channel_id, a.partition_key, t.ts, t.thread_ts
+    FROM memory_notes a
+    JOIN memory_thread_messages t ON t.team_id = a.team_id AND t.channel_id = a.channel_id
+        AND t.ts = a.source_ts
+    WHERE a.id = :anchor
+),
+later AS (
+    SELECT ts FROM (
+        SELECT m.ts FROM anchor x JOIN memory_thread_messages m ON m.team_id = x.team_id
+            AND m.channel_id = x.channel_id AND m.thread_ts = x.thread_ts AND m.ts > x.ts
+        ORDER BY m.ts LIMIT :n)
+    UNION ALL
+    SELECT ts FROM (
+        SELECT m.ts FROM anchor x JOIN memory_thread_messages m ON m.team_id = x.team_id
+            AND m.channel_id = x.channel_id AND m.ts > x.ts AND +m.thread_ts = m.ts
+        WHERE x.thread_ts = x.ts
+        ORDER BY m.ts LIMIT :n)
+)
 SELECT n.id, n.kind, n.text, n.scope, n.incident_id, n.channel_id, n.owner_subject_id,
        n.created_at, n.permalink, n.author_name, n.source_ts
-FROM memory_notes a
-JOIN memory_notes n ON n.partition_key = a.partition_key AND n.channel_id = a.channel_id
-    AND n.id > a.id
-LEFT JOIN memory_thread_messages t ON t.team_id = a.team_id AND t.channel_id = a.channel_id
-    AND t.ts = a.source_ts
-WHERE a.id = :anchor AND n.team_id = a.team_id AND n.scope <> 'user' AND {vis_a} AND {vis}
-  AND (t.thread_ts IS NULL OR EXISTS (
-      SELECT 1 FROM memory_thread_messages m WHERE m.team_id = t.team_id
-          AND m.channel_id = t.channel_id AND m.thread_ts = t.thread_ts AND m.ts = n.source_ts))
-ORDER BY n.id LIMIT :n
+FROM anchor x
+CROSS JOIN later l
+CROSS JOIN memory_notes n ON n.team_id = x.team_id AND n.channel_id = x.channel_id
+    AND n.source_ts = l.ts AND n.partition_key = x.partition_key
+WHERE n.scope <> 'user' AND {vis}
+ORDER BY l.ts, n.id LIMIT :n
 """
 
 # Each hit's previous note (when the hit is in an exchange) and next note (when that one is).
@@ -318,12 +337,14 @@ async def from_message(tx: Tx, team_id: str, channel_id: str, ts: str) -> list[R
     return await tx.fetchall(_FROM_MESSAGE, {"team": team_id, "channel": channel_id, "ts": ts})
 
 
+# All the notes a message became (a structured update is several), in the order said.
 _SAID_IN = """
-SELECT n.text FROM memory_notes n
-WHERE n.team_id = :team AND n.channel_id = :channel AND n.source_ts = :ts AND {vis}
-  AND n.scope <> 'user'
-ORDER BY n.id
-LIMIT 1
+SELECT group_concat(text, char(10)) FROM (
+    SELECT n.text FROM memory_notes n
+    WHERE n.team_id = :team AND n.channel_id = :channel AND n.source_ts = :ts AND {vis}
+      AND n.scope <> 'user'
+    ORDER BY n.id
+)
 """
 
 
@@ -336,7 +357,7 @@ async def said_in_message(
         _SAID_IN.format(vis=vis),
         {**params, "team": audience.team_id, "channel": channel_id, "ts": ts},
     )
-    return None if row is None else str(row[0])
+    return None if row is None or row[0] is None else str(row[0])
 
 
 async def later_corrections(
@@ -358,14 +379,14 @@ async def later_corrections(
 
 
 async def replies_to(db: Database, audience: Audience, note_id: int, *, limit: int) -> list[Row]:
-    """The first `limit` shared notes said after note `note_id` in its channel (and its thread,
-    when it was a thread message), as the audience may see them; none when it may not see the
-    note itself. Never personal rows: what came of a change is shown where others read."""
-    vis_a, params = visibility_sql(audience, alias="a")
-    vis, _ = visibility_sql(audience, alias="n")
-    return await db.fetchall(
-        _REPLIES.format(vis_a=vis_a, vis=vis), {**params, "anchor": note_id, "n": limit}
-    )
+    """The first `limit` shared notes made from the messages after the one note `note_id` was
+    made from — its thread's replies, and for a message said in the channel itself the
+    channel's next messages too — as the audience may see them; none when it may not see the
+    note itself, or the note was made from no message. Never personal rows: what came of a
+    change is shown where others read."""
+    # The replies share the note's partition and channel, so they are exactly as visible as it.
+    vis, params = visibility_sql(audience, alias="n")
+    return await db.fetchall(_REPLIES.format(vis=vis), {**params, "anchor": note_id, "n": limit})
 
 
 _HEADLINE = """
