@@ -162,6 +162,8 @@ class Answering:
 
     async def compose(self, q: Question) -> Answer:
         """The deterministic cited answer (no LLM): always available, always cited."""
+        if asks_to_catch_up(q.text) and (caught := await self._catch_up(q)) is not None:
+            return caught
         timings: dict[str, float] = {}
         opening = await self._thread_opening(q)
         # "seen slow api like this before?" points at what the thread opened with, as a
@@ -202,6 +204,21 @@ class Answering:
             timings_ms=timings,
             personal=tuple(own),
         )
+
+    async def _catch_up(self, q: Question) -> Answer | None:
+        """ "Catch me up" asked in a thread: where the thread stands, as its roll-up will say
+        (what happened, root cause, decisions, actions with owners, status), from what was said
+        in it so far; None outside a thread of messages (the question is answered as any)."""
+        if self._episodes is None or q.asked_ts in (None, q.thread.thread_ts):
+            return None
+        started = time.perf_counter()
+        now = await self._episodes.so_far(
+            q.requester, q.thread.team_id, q.thread.channel_id, q.thread.thread_ts
+        )
+        if now is None:
+            return None
+        took = {"catch_up": (time.perf_counter() - started) * 1000}
+        return Answer(f"{messages.CATCH_UP}\n{now.text}", timings_ms=took)
 
     async def _timed(self, timings: dict[str, float], name: str, aw: Awaitable[T]) -> T:
         """Await `aw`, recording how long it took under `name`."""
@@ -352,6 +369,19 @@ _SEEN_BEFORE = re.compile(
     r"|\bis (?:this|it) (?:a )?recurr\w*|\bsame as last time\b",
     re.I,
 )
+
+
+_CATCH_UP = re.compile(
+    r"\b(?:summar(?:y|ize|ise)|recap|tl;?\s?dr|catch (?:me|us) up|(?:bring|get) me up to speed"
+    r"|what did i miss|what have i missed|sitrep)\b",
+    re.I,
+)
+
+
+def asks_to_catch_up(question: str) -> bool:
+    """Whether the question asks for where things stand ("catch me up", "tl;dr?", "summary
+    please", "what did I miss?")."""
+    return _CATCH_UP.search(question) is not None
 
 
 def asks_if_seen_before(question: str) -> bool:

@@ -20,7 +20,7 @@ from pydantic import ValidationError as SchemaError
 from memory.clock import Clock, iso, utc_now
 from memory.episodes.digest import Digest, build_digest
 from memory.episodes.model import Episode, row_to_episode
-from memory.episodes.summary import summarise
+from memory.episodes.summary import Summary, summarise
 from memory.errors import EmbeddingUnavailable, InvalidLimit
 from memory.profiles.extraction import Chat
 from memory.recall.floor import FLOORS, Features, FloorConfig, coverage
@@ -126,6 +126,19 @@ class Episodes:
         if chat is not None and self._redactor is not None:
             await self._llm_summary(rowid, messages, chat)
         return await self._get(rowid)
+
+    async def so_far(
+        self, requester: Requester, team_id: str, channel_id: str, thread_ts: str
+    ) -> Summary | None:
+        """Where a thread stands now, summarised as its roll-up will be ("catch me up", asked
+        in it): only for someone asking in that thread's channel, who reads it there anyway;
+        None for anyone else, or an empty thread."""
+        if requester.team_id != team_id or requester.channel_id != channel_id:
+            return None
+        messages = await _read_thread(self._db, team_id, channel_id, thread_ts)
+        if not messages:
+            return None
+        return summarise(messages, {m.author_subject_id: m.name for m in messages if m.name})
 
     async def recent(self, requester: Requester, limit: int = 5) -> list[Episode]:
         """The newest episodes the requester may see."""

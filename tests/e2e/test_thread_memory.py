@@ -23,6 +23,7 @@ from tests.e2e.workspace import (
     SECRET,
     TEAM,
     answered,
+    eventually,
     finished,
 )
 
@@ -476,3 +477,36 @@ async def test_a_structured_update_answers_each_question_and_rolls_up_without_it
     assert await jobs.post_digest() is True
     digest = slack.workspace.bot_messages(GENERAL)[0].text
     assert "mitigated* " not in digest and ":pray:" not in digest and "• Decision" not in digest
+
+
+async def test_catch_me_up_in_a_thread_says_where_it_stands_from_what_was_said_in_it(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """Someone joining late asks for the thread so far: what happened, the root cause, the
+    decision, the action with its owner and the status, from the thread's own messages (earlier
+    questions to the bot are no part of it); asked at the top of the channel, it is a question
+    like any other."""
+    root = await _thread(
+        driver,
+        slack,
+        [
+            (BOB, "grafana shows checkout pods restarting every few minutes"),
+            (ALICE, "root cause: v42 raised the DB pool from 20 to 200 and exhausted postgres"),
+            (BOB, "decision: roll back checkout to v41"),
+            (ALICE, "action item: Bob owns an alert on postgres connection saturation"),
+            (BOB, "status: mitigated, 503s stopped at 10:40"),
+        ],
+    )
+    await finished(bot, answers=0, captured=5)
+    await driver.mention(INCIDENT, BOSS, "catch me up?", thread_ts=root)
+    said = (await eventually(lambda: slack.workspace.bot_messages(INCIDENT, root)))[-1].text
+    lines = said.split("\n")
+    assert lines[0].startswith("*Where this thread stands*")
+    assert lines[1] == "What happened: grafana shows checkout pods restarting every few minutes"
+    assert "Root cause: v42 raised the DB pool from 20 to 200 and exhausted postgres" in said
+    assert "Decisions: roll back checkout to v41" in said
+    assert "Actions: Bob owns an alert on postgres connection saturation" in said
+    assert "Status: mitigated, 503s stopped at 10:40" in said
+    assert "catch me up" not in said  # the question is no part of what happened
+    _, top = await answered(driver, slack, BOSS, "catch me up on the rollback runbook")
+    assert not top.text.startswith("*Where this thread stands*")

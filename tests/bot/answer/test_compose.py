@@ -370,6 +370,16 @@ async def test_a_searched_runbook_says_how_sure_the_search_is_and_a_named_one_do
     assert all("confidence" not in s.label for s in named.of_kind("runbook"))
 
 
+def test_a_question_asking_to_be_caught_up_is_told_apart() -> None:
+    from bot.answer.compose import asks_to_catch_up
+
+    for asked in ("catch me up?", "tl;dr?", "TLDR pls", "summary please", "can you summarise",
+                  "what did I miss?", "bring me up to speed", "recap?"):  # fmt: skip
+        assert asks_to_catch_up(asked), asked
+    for other in ("what is the root cause?", "did the rollback help?", "summer freeze dates?"):
+        assert not asks_to_catch_up(other), other
+
+
 def test_a_question_asking_if_it_happened_before_is_told_apart_from_one_about_before() -> None:
     from bot.answer.compose import asks_if_seen_before
 
