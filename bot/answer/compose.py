@@ -630,7 +630,7 @@ def _effect(reply: str, limit: int = 280) -> str:
     though so it's not cpu" whole: the why is in what follows), marked as a part when it does
     not start at the first."""
     sentences = _sentences(reply)
-    at = next((i for i, x in enumerate(sentences) if reports_outcome(x)), 0)
+    at = _effect_at(sentences)
     said = runbook_text.lead(" ".join(sentences[at:]), limit)
     return said if at == 0 else f"… {said}"
 
@@ -640,9 +640,14 @@ def _change_and_effect(text: str, limit: int = 280) -> str:
     the one that reports the effect: "defrag done on all 3 members 09:42, db 2.1GB -> 1.4GB.
     fsync unchanged"."""
     sentences = _sentences(text)
-    at = next((i for i, x in enumerate(sentences) if reports_outcome(x)), 0)
+    at = _effect_at(sentences)
     shown = sentences[: at + 1] if at <= 1 else [sentences[0], "…", sentences[at]]
     return runbook_text.lead(" ".join(shown), limit)
+
+
+def _effect_at(sentences: list[str]) -> int:
+    """The first sentence that reports an effect (the first sentence when none does)."""
+    return next((i for i, x in enumerate(sentences) if reports_outcome(x)), 0)
 
 
 def _answering_sentence(text: str, question: str, limit: int = 280) -> str:

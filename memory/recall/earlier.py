@@ -13,6 +13,7 @@ simply the latest when the question names no topic.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from memory.text import stems
 
@@ -98,6 +99,7 @@ def _slip_of(word: str, meant: str) -> bool:
     return False
 
 
+@lru_cache(maxsize=512)
 def respelled(question: str) -> str:
     """The question with kind words mistyped by one slip restored ("root casue" -> "root
     cause"), so a typo neither hides the kind asked for nor counts as a topic word."""
@@ -106,9 +108,12 @@ def respelled(question: str) -> str:
         word = found.group(0).lower()
         if word in _KIND_WORDS:
             return found.group(0)
-        return next((k for k in sorted(_KIND_WORDS) if _slip_of(word, k)), found.group(0))
+        return next((k for k in _KIND_WORDS_IN_ORDER if _slip_of(word, k)), found.group(0))
 
     return _WORD.sub(fix, question)
+
+
+_KIND_WORDS_IN_ORDER = tuple(sorted(_KIND_WORDS))
 
 
 def asked_kinds(question: str) -> tuple[str, ...]:

@@ -41,16 +41,11 @@ def done_keys(text: str) -> set[str]:
     ("is AI-2 done?"), and an item's own line does not close it ("AI-4: Complete the runbook")."""
     if text.rstrip().endswith("?"):
         return set()
-    keys = set()
+    own = _ITEM_LINE.match(text)
     lowered = text.lower()
-    for key in item_references(text, any_case=True):
-        for at in (m.end() for m in re.finditer(re.escape(key), lowered)):
-            if at - len(key) == _key_start(text) and _ITEM_LINE.match(text):
-                continue
-            if _DONE.match(text, at):
-                keys.add(key)
-    return keys
-
-
-def _key_start(text: str) -> int:
-    return len(text) - len(text.lstrip(" \t*_`•-"))
+    return {
+        key
+        for key in item_references(text, any_case=True)
+        for mention in re.finditer(re.escape(key), lowered)
+        if not (own and mention.start() < own.end()) and _DONE.match(text, mention.end())
+    }
