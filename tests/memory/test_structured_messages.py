@@ -13,7 +13,7 @@ from memory.recall.open_items import asks_open_items, done_keys
 from memory.recall.recall import Recall
 from memory.scopes import Requester
 from memory.threads import Threads
-from tests.memory.contexts import ALICE, BOB, ctx
+from tests.memory.contexts import ALICE, BOB, ctx, store_returning_personal_rows
 
 ASKER = Requester("T1/UASK", "T1", channel_id="C1")
 
@@ -233,3 +233,53 @@ async def test_open_action_items_leave_out_the_done_and_show_who_took_one_over(
     assert any(t.startswith("AI-3 storage migrations") for t in texts)
     handover = texts.index("yep, AI-1 is mine now")
     assert texts[handover + 1].startswith("AI-1 alert") and items[handover + 1].superseded_by
+
+
+async def _personally_done(db, redactor, embedder) -> Recall:
+    """The follow-ups, and the asker's own note (personal memory) that AI-3 is done."""
+    await _incident_thread(db, redactor, embedder, [(ALICE, FOLLOW_UPS)])
+    incident = await db.scalar("SELECT incident_id FROM memory_notes WHERE kind = 'action'")
+    mine = ctx("C1", scope="user", user="UASK")
+    await Notes(db, redactor, embedder).save(
+        mine, "AI-3 done on my side", "note", incident=incident
+    )
+    return Recall(db, embedder)
+
+
+async def test_a_personal_note_that_an_item_is_done_closes_nothing_others_read(
+    db, redactor, embedder
+) -> None:
+    """SQL layer: the incident's statements never include a personal note, even the asker's."""
+    recall = await _personally_done(db, redactor, embedder)
+    assert await db.scalar("SELECT count(*) FROM memory_notes WHERE scope = 'user'") == 1
+    owner = Requester(
+        await db.scalar("SELECT owner_subject_id FROM memory_notes WHERE scope = 'user'"),
+        "T1",
+        channel_id="C1",
+    )
+    from memory.recall.recall import DONE_KINDS
+    from memory.store import notes as note_store
+
+    incident = await db.scalar("SELECT incident_id FROM memory_notes WHERE scope = 'user'")
+    said = await note_store.incident_statements(db, owner, incident, kinds=DONE_KINDS)
+    assert said and all(r["scope"] != "user" for r in said)
+    texts = [i.text for i in await recall.relevant(owner, "open action items?")]
+    assert any(t.startswith("AI-3 storage migrations") for t in texts)
+
+
+async def test_a_personal_done_the_store_returned_still_closes_nothing(
+    db, redactor, embedder, monkeypatch
+) -> None:
+    """Code layer: were the statements query to return the personal note, AI-3 stays open."""
+    from memory.store import notes as note_store
+
+    recall = await _personally_done(db, redactor, embedder)
+    personal = await store_returning_personal_rows(db)
+    shared = note_store.incident_statements
+
+    async def with_personal(*args: object, **kwargs: object) -> list:
+        return [*await shared(*args, **kwargs), *await personal()]  # type: ignore[arg-type]
+
+    monkeypatch.setattr(note_store, "incident_statements", with_personal)
+    texts = [i.text for i in await recall.relevant(ASKER, "open action items?")]
+    assert any(t.startswith("AI-3 storage migrations") for t in texts)
