@@ -129,6 +129,8 @@ class Answer:
     # The asker's own memory (scope user): shown to the asker alone (an ephemeral addendum),
     # never in `sources`, the summary, the model's prompt or anything others read.
     personal: tuple[Source, ...] = ()
+    # Whether past incidents were looked for ("no similar past incidents" is said only then).
+    similar_searched: bool = True
 
     def of_kind(self, *kinds: SourceKind) -> list[Source]:
         return [s for s in self.sources if s.kind in kinds]
@@ -218,7 +220,7 @@ class Answering:
         if now is None:
             return None
         took = {"catch_up": (time.perf_counter() - started) * 1000}
-        return Answer(f"{messages.CATCH_UP}\n{now.text}", timings_ms=took)
+        return Answer(f"{messages.CATCH_UP}\n{now.text}", timings_ms=took, similar_searched=False)
 
     async def _timed(self, timings: dict[str, float], name: str, aw: Awaitable[T]) -> T:
         """Await `aw`, recording how long it took under `name`."""

@@ -138,7 +138,8 @@ def answer(a: Answer, *, link: str | None = None) -> list[Block]:
     blocks: list[Block] = [section(escape(a.summary), link=link)]
     blocks += _source_lines("Runbooks", a.of_kind("runbook"))
     blocks += _source_lines(MEMORY_TITLE, a.of_kind("incident", "episode"))
-    blocks += similar_incidents(a.similar)
+    if a.similar_searched:
+        blocks += similar_incidents(a.similar)
     if a.notice:
         blocks.append(context(a.notice))
     buttons = [

@@ -499,7 +499,10 @@ async def test_catch_me_up_in_a_thread_says_where_it_stands_from_what_was_said_i
     )
     await finished(bot, answers=0, captured=5)
     await driver.mention(INCIDENT, BOSS, "catch me up?", thread_ts=root)
-    said = (await eventually(lambda: slack.workspace.bot_messages(INCIDENT, root)))[-1].text
+    posted = (await eventually(lambda: slack.workspace.bot_messages(INCIDENT, root)))[-1]
+    said = posted.text
+    # No past incidents were looked for: the answer does not say none were found.
+    assert "No similar past incidents" not in json.dumps(posted.blocks)
     lines = said.split("\n")
     assert lines[0].startswith("*Where this thread stands*")
     assert lines[1] == "What happened: grafana shows checkout pods restarting every few minutes"
