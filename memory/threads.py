@@ -313,10 +313,10 @@ class Threads:
             row = await store.message_ref(tx, team_id, channel_id, ts)
             if row is None:
                 return False
+            await self._forget_note(tx, team_id, channel_id, ts)  # found through the row
             await store.delete_message(tx, int(row["id"]))
             await episode_store.delete_thread_episode(tx, team_id, channel_id, row["thread_ts"])
             await store.touch_thread(tx, team_id, channel_id, row["thread_ts"], now)
-            await self._forget_note(tx, team_id, channel_id, ts)
         await self._db.checkpoint()
         return True
 

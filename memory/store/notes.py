@@ -323,26 +323,34 @@ async def neighbours(db: Database, note_ids: Sequence[int], *, window: int) -> l
     return await db.fetchall(sql, {"ids": json.dumps(list(note_ids))})
 
 
+# The author's own notes only, and none a person saved on purpose (the message shortcut,
+# "Remember this"): those carry the message's ts too, but they are the saver's words.
 _FROM_MESSAGE = """
 SELECT n.id, n.team_id, n.channel_id, n.channel_is_private, n.owner_subject_id, n.incident_id,
        n.author_name, n.permalink, n.source_ts
 FROM memory_notes n
+JOIN memory_thread_messages m ON m.team_id = n.team_id AND m.channel_id = n.channel_id
+    AND m.ts = n.source_ts AND m.owner_subject_id = n.owner_subject_id
 WHERE n.team_id = :team AND n.channel_id = :channel AND n.source_ts = :ts AND n.scope = 'channel'
+  AND NOT EXISTS (SELECT 1 FROM bot_saved_sources s WHERE s.note_id = n.id)
 ORDER BY n.id
 """
 
 
 async def from_message(tx: Tx, team_id: str, channel_id: str, ts: str) -> list[Row]:
-    """Channel notes a captured message became (matched on its Slack key)."""
+    """Channel notes a captured message became (matched on its Slack key and author; read
+    before the message row goes)."""
     return await tx.fetchall(_FROM_MESSAGE, {"team": team_id, "channel": channel_id, "ts": ts})
 
 
-# All the notes a message became (a structured update is several), in the order said.
+# All the notes a message became (a structured update is several), in the order said; a
+# colleague's saved note on the message is their words, not the message's.
 _SAID_IN = """
 SELECT group_concat(text, char(10)) FROM (
     SELECT n.text FROM memory_notes n
     WHERE n.team_id = :team AND n.channel_id = :channel AND n.source_ts = :ts AND {vis}
       AND n.scope <> 'user'
+      AND NOT EXISTS (SELECT 1 FROM bot_saved_sources s WHERE s.note_id = n.id)
     ORDER BY n.id
 )
 """

@@ -16,6 +16,7 @@ from tests.e2e.workspace import (
     SECRET,
     answered,
     eventually,
+    eventually_async,
     remember_value,
 )
 
@@ -133,3 +134,54 @@ async def test_guest_using_the_shortcut_is_told_why_and_gets_no_modal(
     told = await eventually(lambda: slack.workspace.ephemerals_for(GUEST))
     assert "Guests and people from other organisations" in told[0].text
     assert slack.calls_to("views.open") == []
+
+
+async def test_a_colleagues_saved_note_outlives_the_authors_edit_and_delete(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """Bob's message becomes his own note; Alice saves it too. Bob's edit replaces his note
+    and his delete removes it, but Alice's saved note (acknowledged to her) stays."""
+    msg = await driver.say(INCIDENT, BOB, "root cause: expired TLS cert on payments-gw")
+    assert msg.ts
+    texts = "SELECT group_concat(text, ' | ') FROM (SELECT text FROM memory_notes ORDER BY id)"
+    await eventually_async(lambda: bot.deps.db.scalar(NOTES), lambda n: n == 1)
+    await driver.message_shortcut(ALICE, INCIDENT, msg.ts)
+    await eventually(lambda: slack.calls_to("views.open"))
+    await driver.submit_view(
+        ALICE, saved_modal(slack), {"note": {"text": "payments-gw cert expired; renew 30d early"}}
+    )
+    await eventually(lambda: slack.workspace.ephemerals_for(ALICE))
+
+    await driver.edit(INCIDENT, msg.ts, "root cause: expired TLS cert on payments-gw-2")
+    said = await eventually_async(
+        lambda: bot.deps.db.scalar(texts), lambda t: "payments-gw-2" in (t or "")
+    )
+    assert said == (
+        "payments-gw cert expired; renew 30d early | root cause: expired TLS cert on payments-gw-2"
+    )
+    await driver.delete(INCIDENT, msg.ts)
+    left = await eventually_async(lambda: bot.deps.db.scalar(texts), lambda t: "gw-2" not in t)
+    assert left == "payments-gw cert expired; renew 30d early"
+    await driver.command(INCIDENT, BOB, "recall payments-gw cert")
+    found = await eventually(lambda: slack.calls_to("response_url"))
+    assert "renew 30d early" in found[0].body["text"]
+
+
+async def test_the_authors_own_saved_note_outlives_their_edit(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """A note Bob saved on purpose from his own message is his words, not the message's: an
+    edit of the message replaces only the note the message became."""
+    msg = await driver.say(INCIDENT, BOB, "root cause: expired TLS cert on payments-gw")
+    assert msg.ts
+    texts = "SELECT group_concat(text, ' | ') FROM (SELECT text FROM memory_notes ORDER BY id)"
+    await eventually_async(lambda: bot.deps.db.scalar(NOTES), lambda n: n == 1)
+    await driver.message_shortcut(BOB, INCIDENT, msg.ts)
+    await eventually(lambda: slack.calls_to("views.open"))
+    await driver.submit_view(BOB, saved_modal(slack), {"note": {"text": "renew certs 30d early"}})
+    await eventually(lambda: slack.workspace.ephemerals_for(BOB))
+    await driver.edit(INCIDENT, msg.ts, "root cause: expired TLS cert on payments-gw-2")
+    said = await eventually_async(
+        lambda: bot.deps.db.scalar(texts), lambda t: "payments-gw-2" in (t or "")
+    )
+    assert said == "renew certs 30d early | root cause: expired TLS cert on payments-gw-2"
