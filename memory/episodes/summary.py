@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Protocol
 
+from memory.episodes.done import done_keys
 from memory.episodes.statements import (
     Statement,
     finishes_sentence,
@@ -140,6 +141,8 @@ def summarise(messages: Sequence[Line], names: Mapping[str, str] | None = None) 
                 continue
             said = statement_of(sentence, author=author)
             line = _clip(said.text, MAX_LINE_CHARS)
+            if _mark_done(said.text, line, sections["actions"]):
+                continue
             if said.kind == "correction":
                 root_cause = _apply_correction(said, line, root_cause, sections, author)
             if said.kind == "root_cause":
@@ -236,6 +239,20 @@ def _about(earlier: str, correction: str, *, words: int = 1) -> bool:
         return False  # another item
     said = stems(without_item_references(correction))
     return len(stems(without_item_references(earlier)) & said) >= words
+
+
+def _mark_done(text: str, line: str, actions: list[str]) -> bool:
+    """A message that says a listed item is done ("AI-2 done, added to the wiki") is shown
+    on that item, "tom: AI-2 document … → done: AI-2 done, added to the wiki", not as an
+    action of its own. False when it closes no listed item."""
+    keys = done_keys(text)
+    if not keys:
+        return False
+    for i in range(len(actions) - 1, -1, -1):
+        if keys & set(item_references(actions[i].split(" → ")[0], any_case=True)):
+            actions[i] = _clip(f"{actions[i]} → done: {line}", MAX_LINE_CHARS)
+            return True
+    return False
 
 
 def _apply_correction(

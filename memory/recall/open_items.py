@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import re
 
-from memory.text import item_references
+from memory.episodes.done import done_keys
+
+__all__ = ["MOST", "asks_open_items", "done_keys"]
+
 
 #: How many items a question for the list of open ones is answered with.
 MOST = 5
@@ -17,35 +20,8 @@ _ASKS = re.compile(
     r"|\b(?:action|follow|to-?dos?|items?|tasks?)\b[^?]{0,20}\b(?:open|left|outstanding|pending)\b",
     re.I,
 )
-# "AI-2 done", "AI-4 is done: …", "AI-2 is live", "the lock (AI-1) went live", "#2219 merged",
-# "AI-1 and AI-2 are done", "AI-9 (done)", "AI-1 ✅" — not "AI-2 is done when the dashboard is".
-_DONE = re.compile(
-    r"(?:\s*(?:,|and|&|/)\s*(?:[A-Za-z]{1,10}-\d{1,6}|#\d{1,7}))*[\s):,\-–—(]*"
-    r"(?:(?:is|are|now|went|has been|have been|was|were)\s+)*"
-    r"(?:(?:done|completed?|finished|closed|shipped|merged|live|landed|resolved|fixed)\b"
-    r"(?!\s+(?:when|once|if|after|before|by|until)\b)|[✅✔☑])",
-    re.I,
-)
-# The item's own line: its key first, then its label mark ("AI-4: Complete the runbook").
-_ITEM_LINE = re.compile(r"^\W*(?:[A-Za-z]{1,10}-\d{1,6}|#\d{1,7})\s*[:\-–—]", re.I)
 
 
 def asks_open_items(question: str) -> bool:
     """Whether the question asks for the action items still open."""
     return bool(_ASKS.search(question))
-
-
-def done_keys(text: str) -> set[str]:
-    """The items a message says are done ("AI-2 done", "AI-4 is done: …", "AI-1 and AI-2 are
-    done"): each mention of a key followed by a word that says so. A question says nothing is
-    ("is AI-2 done?"), and an item's own line does not close it ("AI-4: Complete the runbook")."""
-    if text.rstrip().endswith("?"):
-        return set()
-    own = _ITEM_LINE.match(text)
-    lowered = text.lower()
-    return {
-        key
-        for key in item_references(text, any_case=True)
-        for mention in re.finditer(re.escape(key), lowered)
-        if not (own and mention.start() < own.end()) and _DONE.match(text, mention.end())
-    }

@@ -193,3 +193,22 @@ def test_only_an_owner_or_date_field_stays_with_the_sentence_before_it() -> None
         "Ticket OPS-77 filed for the pool change.",
         "Ed: I'll own the Edge cache purge",
     ]
+
+
+def test_an_item_said_done_is_marked_done_on_the_item_not_listed_as_another_action() -> None:
+    s = summarise(
+        _thread(
+            "Postmortem follow-ups\n1. AI-1 fsync alert — @priya\n2. AI-2 document the pool — @tom",
+            "AI-2 done, added to the masters page in the wiki",
+            "is AI-1 done?",
+        )
+    )
+    assert s.sections["actions"] == [
+        "priya: AI-1 fsync alert — @priya",
+        "tom: AI-2 document the pool — @tom → done: AI-2 done, added to the masters page in the wiki",
+    ]
+
+
+def test_a_done_report_of_an_item_the_roll_up_does_not_list_stays_an_action() -> None:
+    s = summarise(_thread("checkout 5xx since 10:02", "AI-7 done, alert merged"))
+    assert s.sections["actions"] == ["AI-7 done, alert merged"]
