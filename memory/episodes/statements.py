@@ -90,11 +90,10 @@ _CUES: tuple[tuple[StatementKind, re.Pattern[str]], ...] = (
     (
         "action",
         re.compile(
-            # ("action items from the postmortem" announces a list: it is no item itself; a
-            # line that opens with an item's key is the item, "blocked on AI-3" only talks of it)
+            # ("action items from the postmortem" announces a list: it is no item itself)
             r"\b(?:action[ -]?items?|follow[ -]?ups?)\b"
             r"(?!\s+(?:for|from|of)\s+(?:the|this|that|today'?s|yesterday'?s|our)\s+(?:[\w-]+\s+){0,3}?"
-            r"(?:incident|outage|postmortem|post-mortem|review|retro)\b)|^\W*ai-\d+\b"
+            r"(?:incident|outage|postmortem|post-mortem|review|retro)\b)|\bai-\d+\b"
             r"|\b(?:i'?ll|i will) (?:own|take|file|write|add)\b"
             r"|\bowns?\b|\bowner\b|\bassigned to\b|\btodo\b|\bticket\b"
             r"|\bdue (?:date|by|on)\b",

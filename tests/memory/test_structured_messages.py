@@ -120,17 +120,6 @@ def test_handing_an_item_over_by_its_key_is_a_correction_in_more_words() -> None
     assert classify("AI-1 is mine").kind == "action"
 
 
-def test_a_line_that_opens_with_an_items_key_is_the_item_and_talk_about_it_is_not() -> None:
-    for item in ("AI-1 alert on etcd fsync p99", "1. AI-2 move master volumes to ceph-ssd-1"):
-        assert classify(item).kind == "action", item
-    for talk in (
-        "I cant get to AI-1 today, can someone else?",
-        "blocked on AI-3 until infra approves",
-        "looking at the AI-2 notes from yesterday",
-    ):
-        assert classify(talk).kind == "note", talk
-
-
 def test_shorthand_and_a_slip_of_the_keyboard_ask_for_the_kind_they_mean() -> None:
     assert asked_kinds("RC?") == ("root_cause",)
     for candidate in ("what was the rc2 build?", "is RC-1 out yet?", "did the RC build pass?"):
