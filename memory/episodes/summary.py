@@ -141,8 +141,8 @@ def summarise(messages: Sequence[Line], names: Mapping[str, str] | None = None) 
                 continue
             said = statement_of(sentence, author=author)
             line = _clip(said.text, MAX_LINE_CHARS)
-            if _mark_done(said.text, line, sections["actions"]):
-                continue
+            if _mark_done(said.text, line, sections["actions"]) and said.kind in _DONE_ONLY:
+                continue  # a cause, decision or status said with it is still read below
             if said.kind == "correction":
                 root_cause = _apply_correction(said, line, root_cause, sections, author)
             if said.kind == "root_cause":
@@ -202,6 +202,9 @@ def summarise(messages: Sequence[Line], names: Mapping[str, str] | None = None) 
     )
 
 
+#: Kinds a done report adds nothing to beyond the item it closes.
+_DONE_ONLY = ("action", "note", "correction")
+
 _SECTION_OF = {
     "decision": "decisions",
     "action": "actions",
@@ -242,17 +245,34 @@ def _about(earlier: str, correction: str, *, words: int = 1) -> bool:
 
 
 def _mark_done(text: str, line: str, actions: list[str]) -> bool:
-    """A message that says a listed item is done ("AI-2 done, added to the wiki") is shown
-    on that item, "tom: AI-2 document … → done: AI-2 done, added to the wiki", not as an
-    action of its own. False when it closes no listed item."""
+    """A message that says listed items are done ("AI-2 done, added to the wiki") is shown on
+    each item it closes, "tom: AI-2 document … → done: AI-2 done, added to the wiki" (a later
+    report replaces an earlier one), matched on the key the item line opens with, so "AI-3
+    update the runbook once AI-2 lands" is not closed by "AI-2 done". False when it closes none."""
     keys = done_keys(text)
-    if not keys:
-        return False
-    for i in range(len(actions) - 1, -1, -1):
-        if keys & set(item_references(actions[i].split(" → ")[0], any_case=True)):
-            actions[i] = _clip(f"{actions[i]} → done: {line}", MAX_LINE_CHARS)
-            return True
-    return False
+    marked = False
+    for i, item in enumerate(actions):
+        base = item.split(_DONE_MARK)[0]
+        if _leading_key(base) in keys:
+            report = _clip(line, MAX_DONE_CHARS)
+            actions[i] = (
+                f"{_clip(base, MAX_LINE_CHARS - len(report) - len(_DONE_MARK))}{_DONE_MARK}{report}"
+            )
+            marked = True
+    return marked
+
+
+_DONE_MARK = " → done: "
+#: Room kept for the done report on its item's line, so clipping never hides that it is done.
+MAX_DONE_CHARS = 90
+
+
+def _leading_key(line: str) -> str | None:
+    """The first item key an action line names ("tom: AI-3 update … once AI-2 lands": ai-3)."""
+    keys = item_references(line, any_case=True)
+    lowered = line.lower()
+    found = [(lowered.find(k), k) for k in keys if k in lowered]
+    return min(found)[1] if found else None
 
 
 def _apply_correction(

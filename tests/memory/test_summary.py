@@ -212,3 +212,38 @@ def test_an_item_said_done_is_marked_done_on_the_item_not_listed_as_another_acti
 def test_a_done_report_of_an_item_the_roll_up_does_not_list_stays_an_action() -> None:
     s = summarise(_thread("checkout 5xx since 10:02", "AI-7 done, alert merged"))
     assert s.sections["actions"] == ["AI-7 done, alert merged"]
+
+
+def test_a_done_report_closes_every_item_it_names_by_the_key_each_item_opens_with() -> None:
+    s = summarise(
+        _thread(
+            "Follow-ups\n1. AI-1 fsync alert — @priya\n2. AI-2 document the pool — @tom"
+            "\n3. AI-3 update the runbook once AI-2 lands — @ana",
+            "AI-1 and AI-2 are done",
+        )
+    )
+    assert s.sections["actions"] == [
+        "priya: AI-1 fsync alert — @priya → done: AI-1 and AI-2 are done",
+        "tom: AI-2 document the pool — @tom → done: AI-1 and AI-2 are done",
+        "ana: AI-3 update the runbook once AI-2 lands — @ana",
+    ]
+
+
+def test_what_a_done_report_also_says_is_kept_and_a_later_report_replaces_the_earlier() -> None:
+    s = summarise(
+        _thread(
+            "checkout 5xx since 10:02",
+            "AI-2 document the pool — @tom",
+            "AI-2 done, turns out the pool was capped at 50",
+            "AI-2 merged",
+        )
+    )
+    assert s.root_cause == "AI-2 done, turns out the pool was capped at 50"
+    assert s.sections["actions"] == ["tom: AI-2 document the pool — @tom → done: AI-2 merged"]
+
+
+def test_clipping_a_long_item_never_hides_that_it_is_done() -> None:
+    long_item = "AI-2 " + "rework the pool sizing doc " * 12 + "— @tom"
+    s = summarise(_thread("checkout 5xx", long_item, "AI-2 done, merged and deployed"))
+    (line,) = s.sections["actions"]
+    assert line.endswith("→ done: AI-2 done, merged and deployed") and len(line) <= 280
