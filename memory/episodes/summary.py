@@ -275,6 +275,25 @@ def _leading_key(line: str) -> str | None:
     return min(found)[1] if found else None
 
 
+def _newest_first(bucket: list[str], correction: str) -> list[int]:
+    """Where to look for what a correction replaces, newest first; an item whose line opens
+    with a key the correction names comes before lines that only mention it ("yep, AI-1 is
+    mine now" hands over "AI-1 fsync alert — @priya", not "I can't get to AI-1 this week")."""
+    order = list(range(len(bucket) - 1, -1, -1))
+    keys = item_references(correction, any_case=True)
+    return sorted(order, key=lambda i: _opening_key(bucket[i]) not in keys)
+
+
+#: An action line that is the item: its key first, after the owner the roll-up puts before it.
+_OPENING_KEY = re.compile(r"^(?:[\w.-]{1,40}:\s+)?\W*((?:[a-z]{1,10}-\d{1,6}|#\d{1,7}))\b", re.I)
+
+
+def _opening_key(line: str) -> str | None:
+    """The key an action line opens with ("priya: AI-1 fsync alert": ai-1), None otherwise."""
+    found = _OPENING_KEY.match(line)
+    return found[1].lower() if found else None
+
+
 def _apply_correction(
     said: Statement,
     line: str,
@@ -290,7 +309,7 @@ def _apply_correction(
     line = without_correction_cue(line)  # the roll-up states what is true now
     for name in ("actions", "decisions", "mitigations"):
         bucket = sections[name]
-        for i in range(len(bucket) - 1, -1, -1):
+        for i in _newest_first(bucket, text if name == "actions" else ""):
             if _about(bucket[i], text, words=2):
                 owner = said.owner or author
                 if name == "actions" and shared_item_references(bucket[i], text):

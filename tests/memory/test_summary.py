@@ -247,3 +247,14 @@ def test_clipping_a_long_item_never_hides_that_it_is_done() -> None:
     s = summarise(_thread("checkout 5xx", long_item, "AI-2 done, merged and deployed"))
     (line,) = s.sections["actions"]
     assert line.endswith("→ done: AI-2 done, merged and deployed") and len(line) <= 280
+
+
+def test_a_handover_by_key_goes_to_the_item_not_to_a_line_that_only_mentions_it() -> None:
+    s = summarise(
+        _thread(
+            "Follow-ups\n1. AI-1 fsync alert — @priya\n2. AI-2 document the pool — @tom",
+            "I can't get to AI-1 this week, sorry.",
+            "yep, AI-1 is mine now",
+        )
+    )
+    assert s.sections["actions"][0] == "priya: AI-1 fsync alert — @priya → yep, AI-1 is mine now"
