@@ -21,6 +21,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.answer import messages, render
 from bot.slack_failures import FAILED, STEP_FAILED
 from memory.episodes.statements import strip_label
+from memory.episodes.summary import DONE_MARK
 
 if TYPE_CHECKING:
     from bot.deps import Deps
@@ -152,6 +153,12 @@ def render_digest(d: Digest) -> str:
     return "\n".join(digest_parts(d))
 
 
+def _digest_action(action: str) -> str:
+    """One roll-up action line for the digest, escaped; a done item keeps its "→ done"."""
+    item, done, _ = action.partition(DONE_MARK)
+    return f"{render.one_line(item, 140)} → done" if done else render.one_line(action, 160)
+
+
 def digest_parts(d: Digest) -> list[str]:
     """The digest post, one part (one Block Kit section) per incident as a person would report
     it (root cause, decisions, status, actions), then one per thread or decision of no incident;
@@ -173,8 +180,9 @@ def digest_parts(d: Digest) -> list[str]:
             # Under an incident nobody marked resolved, the thread's word is not its status.
             said = "Status" if report.marked_resolved or e.incident_id is None else "Thread says"
             report.status.append(f"{said}: {line(status[-1], 160)}")
-        actions = e.sections.get("actions") or []
-        report.actions += [f"Action: {line(a, 160)}" for a in actions[:3]]
+        # Open items first; a done one says so in few words ("… → done"), however long it is.
+        actions = sorted(e.sections.get("actions") or [], key=lambda a: DONE_MARK in a)
+        report.actions += [f"Action: {_digest_action(a)}" for a in actions[:3]]
         if len(actions) > 3:
             more = len(actions) - 3
             report.actions.append(f"…and {more} more action{'s' if more > 1 else ''}")

@@ -252,17 +252,17 @@ def _mark_done(text: str, line: str, actions: list[str]) -> bool:
     keys = done_keys(text)
     marked = False
     for i, item in enumerate(actions):
-        base = item.split(_DONE_MARK)[0]
+        base = item.split(DONE_MARK)[0]
         if _leading_key(base) in keys:
             report = _clip(line, MAX_DONE_CHARS)
             actions[i] = (
-                f"{_clip(base, MAX_LINE_CHARS - len(report) - len(_DONE_MARK))}{_DONE_MARK}{report}"
+                f"{_clip(base, MAX_LINE_CHARS - len(report) - len(DONE_MARK))}{DONE_MARK}{report}"
             )
             marked = True
     return marked
 
 
-_DONE_MARK = " → done: "
+DONE_MARK = " → done: "
 #: Room kept for the done report on its item's line, so clipping never hides that it is done.
 MAX_DONE_CHARS = 90
 

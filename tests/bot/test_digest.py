@@ -60,3 +60,25 @@ def test_a_thread_status_under_an_open_incident_says_it_is_the_threads_word() ->
     (closed,) = [p for p in parts if p.startswith("• *inc-2*")]
     assert " · open\n" in still_open and "Thread says: status 1: mitigated" in still_open
     assert "Status: status 2: mitigated" in closed and "Thread says" not in closed
+
+
+def test_open_items_come_first_and_a_done_one_keeps_its_done_mark() -> None:
+    """A done item took one of the three action lines and its clip cut off "done"."""
+    episode = _episode(1, "inc-1", "pool exhausted")
+    done = "tom: AI-1 document the pool " + "x" * 150 + " → done: AI-1 done, in the wiki"
+    episode.sections["actions"] = [done, *(f"ana: AI-{n} item {n}" for n in (2, 3, 4))]
+    (part,) = [
+        p for p in digest_parts(Digest("T1", NOW, NOW, [], [], [episode], [])) if "inc-1" in p
+    ]
+    lines = [x for x in part.splitlines() if "Action:" in x]
+    assert [x.split("Action: ")[1] for x in lines] == [
+        "ana: AI-2 item 2",
+        "ana: AI-3 item 3",
+        "ana: AI-4 item 4",
+    ]
+    assert "…and 1 more action" in part
+    episode.sections["actions"] = [done]
+    (part,) = [
+        p for p in digest_parts(Digest("T1", NOW, NOW, [], [], [episode], [])) if "inc-1" in p
+    ]
+    assert part.rstrip().endswith("→ done") and "tom: AI-1 document the pool" in part
