@@ -610,7 +610,8 @@ async def test_a_request_message_whose_reply_was_lost_is_found_not_posted_twice(
         assert request_messages(slack) == [msg]
         await click(d, BOSS, msg)
         await eventually(lambda: receiver.calls)
-        assert "Succeeded · approved by <@U0BOSS>" in state_of(slack, msg)
+        # The message is updated after the webhook ran: wait for the update, not the call.
+        await eventually(lambda: "Succeeded · approved by <@U0BOSS>" in state_of(slack, msg))
     assert len(request_messages(slack)) == 1 and len(receiver.calls) == 1
 
 
