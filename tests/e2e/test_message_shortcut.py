@@ -21,6 +21,7 @@ from tests.e2e.workspace import (
 )
 
 NOTES = "SELECT count(*) FROM memory_notes"
+NOTE_TEXTS = "SELECT group_concat(text, ' | ') FROM (SELECT text FROM memory_notes ORDER BY id)"
 
 
 def saved_modal(slack: FakeSlack) -> dict[str, Any]:
@@ -28,6 +29,16 @@ def saved_modal(slack: FakeSlack) -> dict[str, Any]:
     return next(
         v for v in slack.workspace.views.values() if v.get("callback_id") == "save_note_modal"
     )
+
+
+async def save_by_shortcut(
+    driver: SlackDriver, slack: FakeSlack, user: str, ts: str, text: str
+) -> None:
+    """`user` saves the incident message at `ts` through the shortcut's modal, as `text`."""
+    await driver.message_shortcut(user, INCIDENT, ts)
+    await eventually(lambda: slack.calls_to("views.open"))
+    await driver.submit_view(user, saved_modal(slack), {"note": {"text": text}})
+    await eventually(lambda: slack.workspace.ephemerals_for(user))
 
 
 async def test_shortcut_opens_a_prefilled_modal_and_saving_it_stores_a_note(
@@ -143,24 +154,20 @@ async def test_a_colleagues_saved_note_outlives_the_authors_edit_and_delete(
     and his delete removes it, but Alice's saved note (acknowledged to her) stays."""
     msg = await driver.say(INCIDENT, BOB, "root cause: expired TLS cert on payments-gw")
     assert msg.ts
-    texts = "SELECT group_concat(text, ' | ') FROM (SELECT text FROM memory_notes ORDER BY id)"
     await eventually_async(lambda: bot.deps.db.scalar(NOTES), lambda n: n == 1)
-    await driver.message_shortcut(ALICE, INCIDENT, msg.ts)
-    await eventually(lambda: slack.calls_to("views.open"))
-    await driver.submit_view(
-        ALICE, saved_modal(slack), {"note": {"text": "payments-gw cert expired; renew 30d early"}}
+    await save_by_shortcut(
+        driver, slack, ALICE, msg.ts, "payments-gw cert expired; renew 30d early"
     )
-    await eventually(lambda: slack.workspace.ephemerals_for(ALICE))
 
     await driver.edit(INCIDENT, msg.ts, "root cause: expired TLS cert on payments-gw-2")
     said = await eventually_async(
-        lambda: bot.deps.db.scalar(texts), lambda t: "payments-gw-2" in (t or "")
+        lambda: bot.deps.db.scalar(NOTE_TEXTS), lambda t: "payments-gw-2" in (t or "")
     )
     assert said == (
         "payments-gw cert expired; renew 30d early | root cause: expired TLS cert on payments-gw-2"
     )
     await driver.delete(INCIDENT, msg.ts)
-    left = await eventually_async(lambda: bot.deps.db.scalar(texts), lambda t: "gw-2" not in t)
+    left = await eventually_async(lambda: bot.deps.db.scalar(NOTE_TEXTS), lambda t: "gw-2" not in t)
     assert left == "payments-gw cert expired; renew 30d early"
     await driver.command(INCIDENT, BOB, "recall payments-gw cert")
     found = await eventually(lambda: slack.calls_to("response_url"))
@@ -174,14 +181,10 @@ async def test_the_authors_own_saved_note_outlives_their_edit(
     edit of the message replaces only the note the message became."""
     msg = await driver.say(INCIDENT, BOB, "root cause: expired TLS cert on payments-gw")
     assert msg.ts
-    texts = "SELECT group_concat(text, ' | ') FROM (SELECT text FROM memory_notes ORDER BY id)"
     await eventually_async(lambda: bot.deps.db.scalar(NOTES), lambda n: n == 1)
-    await driver.message_shortcut(BOB, INCIDENT, msg.ts)
-    await eventually(lambda: slack.calls_to("views.open"))
-    await driver.submit_view(BOB, saved_modal(slack), {"note": {"text": "renew certs 30d early"}})
-    await eventually(lambda: slack.workspace.ephemerals_for(BOB))
+    await save_by_shortcut(driver, slack, BOB, msg.ts, "renew certs 30d early")
     await driver.edit(INCIDENT, msg.ts, "root cause: expired TLS cert on payments-gw-2")
     said = await eventually_async(
-        lambda: bot.deps.db.scalar(texts), lambda t: "payments-gw-2" in (t or "")
+        lambda: bot.deps.db.scalar(NOTE_TEXTS), lambda t: "payments-gw-2" in (t or "")
     )
     assert said == "renew certs 30d early | root cause: expired TLS cert on payments-gw-2"
