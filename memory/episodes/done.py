@@ -16,6 +16,8 @@ _DONE = re.compile(
     r"(?!\s+(?:when|once|if|after|before|by|until)\b)|[✅✔☑])",
     re.I,
 )
+# "ping me when AI-2 is merged", "once AI-1 lands": a condition, not a report.
+_CONDITION = re.compile(r"\b(?:when|once|if|after|until|before|unless|whether)\W+$", re.I)
 # The item's own line: its key first, then its label mark ("AI-4: Complete the runbook").
 _ITEM_LINE = re.compile(r"^\W*(?:[A-Za-z]{1,10}-\d{1,6}|#\d{1,7})\s*[:\-–—]", re.I)
 
@@ -23,7 +25,8 @@ _ITEM_LINE = re.compile(r"^\W*(?:[A-Za-z]{1,10}-\d{1,6}|#\d{1,7})\s*[:\-–—]"
 def done_keys(text: str) -> set[str]:
     """The items a message says are done ("AI-2 done", "AI-4 is done: …", "AI-1 and AI-2 are
     done"): each mention of a key followed by a word that says so. A question says nothing is
-    ("is AI-2 done?"), and an item's own line does not close it ("AI-4: Complete the runbook")."""
+    ("is AI-2 done?"), nor does a condition ("ping me when AI-2 is merged"), and an item's own
+    line does not close it ("AI-4: Complete the runbook")."""
     if text.rstrip().endswith("?"):
         return set()
     own = _ITEM_LINE.match(text)
@@ -32,5 +35,7 @@ def done_keys(text: str) -> set[str]:
         key
         for key in item_references(text, any_case=True)
         for mention in re.finditer(re.escape(key), lowered)
-        if not (own and mention.start() < own.end()) and _DONE.match(text, mention.end())
+        if not (own and mention.start() < own.end())
+        and not _CONDITION.search(text, 0, mention.start())
+        and _DONE.match(text, mention.end())
     }

@@ -152,7 +152,7 @@ def summarise(messages: Sequence[Line], names: Mapping[str, str] | None = None) 
             ):
                 status = line
             section = _SECTION_OF.get(said.kind)
-            if section is None:
+            if section is None or (said.kind == "action" and _talk_about_listed(said, sections)):
                 continue
             if said.kind == "action" and said.owner and not _names(line, said.owner):
                 line = f"{said.owner}: {line}"
@@ -265,6 +265,28 @@ def _mark_done(text: str, line: str, actions: list[str]) -> bool:
 DONE_MARK = " → done: "
 #: Room kept for the done report on its item's line, so clipping never hides that it is done.
 MAX_DONE_CHARS = 90
+
+
+def _talk_about_listed(said: Statement, sections: dict[str, list[str]]) -> bool:
+    """An action-looking line that only talks about items the roll-up already lists ("I can't
+    get to AI-1 this week"): it neither opens with a key nor says who owns anything, so it is
+    no new item. "Tom will take AI-3" names an owner and is read as a handover."""
+    keys = item_references(said.text, any_case=True)
+    if not keys or said.owner or _opening_key(said.text):
+        return False
+    if names_an_owner(said.text) or _COMMITMENT.search(said.text):
+        return False
+    listed = {_leading_key(item.split(DONE_MARK)[0]) for item in sections["actions"]}
+    return keys <= listed
+
+
+#: Words that give an item to someone ("assigning AI-1 to Priya", "I'll do AI-2", "let me pick
+#: up AI-3"), not a refusal ("I can't get to AI-1").
+_COMMITMENT = re.compile(
+    r"\b(?:i'?ll|i will|i can|i'?m on|let me|assign\w*|reassign\w*|hand(?:ing|ed)? \S+ (?:over|to)"
+    r"|over to|pick(?:s|ing|ed)? up|owns?|owner)\b(?!'t|n't| not)",
+    re.I,
+)
 
 
 def _leading_key(line: str) -> str | None:

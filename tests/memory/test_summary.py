@@ -253,8 +253,28 @@ def test_a_handover_by_key_goes_to_the_item_not_to_a_line_that_only_mentions_it(
     s = summarise(
         _thread(
             "Follow-ups\n1. AI-1 fsync alert — @priya\n2. AI-2 document the pool — @tom",
-            "I can't get to AI-1 this week, sorry.",
+            "AI-3 update the runbook once AI-1 lands — @ana",
             "yep, AI-1 is mine now",
         )
     )
     assert s.sections["actions"][0] == "priya: AI-1 fsync alert — @priya → yep, AI-1 is mine now"
+    assert s.sections["actions"][2] == "ana: AI-3 update the runbook once AI-1 lands — @ana"
+
+
+def test_talk_about_a_listed_item_is_no_new_action_but_an_assignment_still_is() -> None:
+    s = summarise(
+        _thread(
+            "Follow-ups\n1. AI-1 fsync alert — @priya\n2. AI-2 document the pool — @tom",
+            "I can't get to AI-1 this week, sorry.",
+            "Tom will take AI-3",
+            "Marta owns AI-2 now",
+            "assigning AI-1 to Sam",
+            "ping me when AI-2 is merged",
+        )
+    )
+    assert "assigning AI-1 to Sam" in s.sections["actions"]
+    assert not any("ping me" in line for line in s.sections["actions"])
+    assert s.sections["actions"][0] == "priya: AI-1 fsync alert — @priya"
+    assert not any("can't get to" in line for line in s.sections["actions"])
+    assert any(line.startswith("Tom will take AI-3") for line in s.sections["actions"])
+    assert any("Marta owns AI-2 now" in line for line in s.sections["actions"])
