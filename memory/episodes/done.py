@@ -17,7 +17,9 @@ _DONE = re.compile(
     re.I,
 )
 # "ping me when AI-2 is merged", "once AI-1 lands": a condition, not a report.
-_CONDITION = re.compile(r"\b(?:when|once|if|after|until|before|unless|whether)\W+$", re.I)
+_CONDITION = re.compile(
+    r"\b(?:when|once|if|until|till|unless|whether|as soon as|assuming)\W+$", re.I
+)
 # The item's own line: its key first, then its label mark ("AI-4: Complete the runbook").
 _ITEM_LINE = re.compile(r"^\W*(?:[A-Za-z]{1,10}-\d{1,6}|#\d{1,7})\s*[:\-–—]", re.I)
 

@@ -268,25 +268,26 @@ MAX_DONE_CHARS = 90
 
 
 def _talk_about_listed(said: Statement, sections: dict[str, list[str]]) -> bool:
-    """An action-looking line that only talks about items the roll-up already lists ("I can't
-    get to AI-1 this week"): it neither opens with a key nor says who owns anything, so it is
-    no new item. "Tom will take AI-3" names an owner and is read as a handover."""
+    """A line that only says a listed item will not get done soon ("I can't get to AI-1 this
+    week"): no new item, and it must not take an action line in the digest. Anything else that
+    mentions a listed key is kept: a handover or a new action said in passing costs more lost
+    than a talk line listed ("handing off AI-1 to Ana", "TODO add a panel for AI-1")."""
     keys = item_references(said.text, any_case=True)
-    if not keys or said.owner or _opening_key(said.text):
+    if not keys or said.owner or _opening_key(said.text) or names_an_owner(said.text):
         return False
-    if names_an_owner(said.text) or _COMMITMENT.search(said.text):
+    if not _WONT_GET_DONE.search(said.text) or _HANDED.search(said.text):
         return False
     listed = {_leading_key(item.split(DONE_MARK)[0]) for item in sections["actions"]}
     return keys <= listed
 
 
-#: Words that give an item to someone ("assigning AI-1 to Priya", "I'll do AI-2", "let me pick
-#: up AI-3"), not a refusal ("I can't get to AI-1").
-_COMMITMENT = re.compile(
-    r"\b(?:i'?ll|i will|i can|i'?m on|let me|assign\w*|reassign\w*|hand(?:ing|ed)? \S+ (?:over|to)"
-    r"|over to|pick(?:s|ing|ed)? up|owns?|owner)\b(?!'t|n't| not)",
+#: "I can't get to AI-1", "AI-2 will slip", "won't make AI-3 this week", "unable to do AI-1".
+_WONT_GET_DONE = re.compile(
+    r"\b(?:can'?t|cannot|can not|won'?t|will not|unable to|not able to)\b|\bslip(?:s|ped|ping)?\b",
     re.I,
 )
+#: ... unless it gives the item to someone ("I can't take AI-1, over to Ana").
+_HANDED = re.compile(r"\b(?:to|over to|for) @?[A-Z][a-z]+\b|\b[A-Z][a-z]+ (?:has|takes|owns)\b|@\w")
 
 
 def _leading_key(line: str) -> str | None:

@@ -262,19 +262,23 @@ def test_a_handover_by_key_goes_to_the_item_not_to_a_line_that_only_mentions_it(
 
 
 def test_talk_about_a_listed_item_is_no_new_action_but_an_assignment_still_is() -> None:
-    s = summarise(
-        _thread(
-            "Follow-ups\n1. AI-1 fsync alert — @priya\n2. AI-2 document the pool — @tom",
-            "I can't get to AI-1 this week, sorry.",
-            "Tom will take AI-3",
-            "Marta owns AI-2 now",
-            "assigning AI-1 to Sam",
-            "ping me when AI-2 is merged",
-        )
-    )
-    assert "assigning AI-1 to Sam" in s.sections["actions"]
-    assert not any("ping me" in line for line in s.sections["actions"])
-    assert s.sections["actions"][0] == "priya: AI-1 fsync alert — @priya"
-    assert not any("can't get to" in line for line in s.sections["actions"])
-    assert any(line.startswith("Tom will take AI-3") for line in s.sections["actions"])
-    assert any("Marta owns AI-2 now" in line for line in s.sections["actions"])
+    follow_ups = "Follow-ups\n1. AI-1 fsync alert — @priya\n2. AI-2 document the pool — @tom"
+    s = summarise(_thread(follow_ups, "I can't get to AI-1 this week, sorry.", "so AI-2 will slip"))
+    assert s.sections["actions"] == [
+        "priya: AI-1 fsync alert — @priya",
+        "tom: AI-2 document the pool — @tom",
+    ]
+    for kept in (
+        "Tom will take AI-1",
+        "assigning AI-1 to Sam",
+        "handing off AI-1 to Ana, I'm out Friday",
+        "TODO add a dashboard panel for AI-1",
+        "I can't take AI-2, over to Raj",
+    ):
+        s = summarise(_thread(follow_ups, kept))
+        assert any(kept in line for line in s.sections["actions"]), kept
+
+
+def test_a_condition_on_an_item_does_not_close_it() -> None:
+    s = summarise(_thread("AI-2 document the pool — @tom", "ping me when AI-2 is merged"))
+    assert not any("done" in line for line in s.sections["actions"])
