@@ -281,13 +281,13 @@ def _talk_about_listed(said: Statement, sections: dict[str, list[str]]) -> bool:
     return keys <= listed
 
 
-#: "I can't get to AI-1", "AI-2 will slip", "won't make AI-3 this week", "unable to do AI-1".
+#: "I can't get to AI-1", "so AI-2 will slip", "won't make AI-3 this week", "unable to do AI-1".
 _WONT_GET_DONE = re.compile(
     r"\b(?:can'?t|cannot|can not|won'?t|will not|unable to|not able to)\b|\bslip(?:s|ped|ping)?\b",
     re.I,
 )
 #: ... unless it gives the item to someone ("I can't take AI-1, over to Ana").
-_HANDED = re.compile(r"\b(?:to|over to|for) @?[A-Z][a-z]+\b|\b[A-Z][a-z]+ (?:has|takes|owns)\b|@\w")
+_HANDED = re.compile(r"\b(?:to|for) @?[A-Z][a-z]+\b|\b[A-Z][a-z]+ (?:has|takes|owns)\b|@\w")
 
 
 def _leading_key(line: str) -> str | None:
