@@ -41,6 +41,23 @@ _ITEM_ID = re.compile(r"^\s*[*_`]*ai(?:[ -]?\d+[*_`]*\s*[:\-–—]|[*_`]*\s*:(?
 
 _BARE_ITEM = re.compile(r"^\s*[*_`]*ai[*_`]*\s*:\s*", re.I)
 
+# An item's key and a person, as a handover names them ("AI-3", "#2219"; "Tom", "@sam", "<@U1>").
+_KEY = r"(?:(?-i:[A-Z]{1,10})-\d{1,6}|ai-\d{1,6}|#\d{1,7})"
+_PERSON = r"(?:@[\w.-]+|<@[A-Z0-9]+>|\bme\b|(?-i:[A-Z])[\w.-]+)"
+# Giving a named item to a named person. The receiving name is the group `to`.
+_HANDOVER = (
+    rf"\bhand(?:s|ed|ing)?\s+(?:off|over)\s+{_KEY}\s+to\s+(?P<to>{_PERSON})"
+    rf"|\bhand(?:s|ed|ing)?\s+{_KEY}\s+(?:off\s+|over\s+)?to\s+(?P<to2>{_PERSON})"
+    rf"|\b{_KEY}\s+(?:is\s+)?(?:goes|going|moves|moving|passes|passing|handed|reassigned)"
+    rf"\s+(?:over\s+)?to\s+(?P<to3>{_PERSON})"
+    rf"|{_KEY}\b[^.;]{{0,40}}?\bover to\s+(?P<to4>{_PERSON})"
+    rf"|(?P<taker>{_PERSON})\s+(?:is\s+(?:now\s+)?(?:taking|picking\s+up)(?:\s+over)?"
+    rf"|has\s+taken(?:\s+over)?|now\s+has)\s+{_KEY}"
+    rf"|(?P<taker2>{_PERSON})\s+has\s+{_KEY}\s+now\b"
+    rf"|(?P<asked>@[\w.-]+|<@[A-Z0-9]+>)\s+(?:please\s+)?(?:take|grab|pick\s+up|own)\s+{_KEY}"
+)
+_HANDED_TO = re.compile(_HANDOVER, re.I)
+
 # Cues anywhere in the text, strongest first; the first kind that matches wins.
 _CUES: tuple[tuple[StatementKind, re.Pattern[str]], ...] = (
     (
@@ -62,6 +79,9 @@ _CUES: tuple[tuple[StatementKind, re.Pattern[str]], ...] = (
             r"|\b(?:i can|let me) (?:take|own|pick up|grab)"
             r" (?:(?-i:[A-Z]{1,10})-\d{1,6}|ai-\d{1,6}|#\d{1,7})"
             r"(?=\s*(?:[.,;!]|$|\s+(?:over|now|then|from|myself|too|for you|if)\b))"
+            # "handing off AI-3 to Tom", "ownership of AI-1 moves to Sam", "Ana is taking AI-2",
+            # "@sam please take AI-1", "I can't take AI-1, over to Ana": an item given to someone
+            rf"|{_HANDOVER}"
             r"|\bnew owner\b|\breassign(?:ed|ing)?\b|\bno longer\b"
             r"|\bchanged? (?:the )?plan\b|\bupdate to the above\b|\brevised\b"
             # "Actually, Tomasz will own the ticket": a message that opens by taking back
@@ -173,6 +193,14 @@ def finishes_sentence(piece: str) -> bool:
     return _TRAILING_FIELD.match(piece) is not None
 
 
+#: "ping me when AI-1 is merged", "let me know once AI-2 lands", "keep us posted on AI-3".
+_ASKS_TO_HEAR = re.compile(
+    r"^\W*(?:(?:pls|please)\s+)?(?:ping|tell|notify|dm|page)\s+(?:me|us)\b"
+    r"|\b(?:let (?:me|us) know|lmk|keep (?:me|us) (?:posted|updated|in the loop)"
+    r"|give (?:me|us) a heads[- ]?up)\b",
+    re.I,
+)
+
 _AGREES = r"(?:ok(?:ay)?|yes|yep|sure|agreed|approved|\+1|lgtm|sounds good|deal|fine|go)"
 #: A reply made only of agreement ("agreed", "ok, approved!") says no decision, whatever cue it
 #: holds; "rollback approved" says what was.
@@ -271,6 +299,8 @@ def classify(text: str, *, author: str | None = None) -> Statement:
         kind = next((k for k, pattern in _CUES if pattern.search(flat)), "note")
         if kind == "decision" and _AGREEMENT.match(flat):
             kind = "note"  # "agreed", "ok, approved!": a reply that agrees, not what was decided
+        if kind == "action" and _ASKS_TO_HEAR.search(flat) and not names_an_owner(flat):
+            kind = "note"  # "ping me when AI-1 is merged" asks to hear of an item, is no new one
     assert kind is not None
     owner = _owner(flat, author) if kind in ("action", "correction") else None
     return Statement(kind, flat, owner)
@@ -293,7 +323,7 @@ def without_correction_cue(text: str) -> str:
 
 def names_an_owner(text: str) -> bool:
     """Whether the text says who owns something ("Dan owns the CI check", "I'll take it")."""
-    return _OWNER.search(text) is not None or _MINE.search(text) is not None
+    return any(p.search(text) for p in (_OWNER, _MINE, _HANDED_TO))
 
 
 def _bare_item(text: str) -> re.Match[str] | None:
@@ -318,6 +348,9 @@ _MINE = re.compile(r"\bis (?:now )?(?:mine|on me)\b", re.I)
 def _owner(text: str, author: str | None) -> str | None:
     if _MINE.search(text):
         return author  # "AI-3 is on me now": not "AI-3", the name before "is on"
+    if handed := _HANDED_TO.search(text):  # "handing off AI-3 to Tom": Tom, not who hands it
+        name = next(g for g in handed.groups() if g)
+        return author if name.lower() in ("me", "myself") else name.lstrip("@")
     match = _OWNER.search(text)
     if match is None:
         return None

@@ -270,8 +270,8 @@ MAX_DONE_CHARS = 90
 def _talk_about_listed(said: Statement, sections: dict[str, list[str]]) -> bool:
     """A line that only says a listed item will not get done soon ("I can't get to AI-1 this
     week"): no new item, and it must not take an action line in the digest. Anything else that
-    mentions a listed key is kept: a handover or a new action said in passing costs more lost
-    than a talk line listed ("handing off AI-1 to Ana", "TODO add a panel for AI-1")."""
+    mentions a listed key is kept: a new action said in passing costs more lost than a talk
+    line listed ("TODO add a panel for AI-1"); a handover moves the item (a correction)."""
     keys = item_references(said.text, any_case=True)
     if not keys or said.owner or _opening_key(said.text) or names_an_owner(said.text):
         return False

@@ -73,6 +73,9 @@ def corrects(
         and names_an_owner(correction_text)
     ):
         return False
+    named, naming = item_references(earlier_text), item_references(correction_text, any_case=True)
+    if named and naming and not named & naming:
+        return False  # another item: "handing off AI-3 to Tom" leaves "AI-2 … — @tom" be
     shared = (_topic(earlier_text) & _topic(correction_text)) - _CORRECTION_WORDS
     # Naming the same item ("I'll take AI-1 over" after "AI-1: … owner Hamid") is the same
     # subject however late it is said.

@@ -436,9 +436,10 @@ async def test_has_this_happened_before_leads_with_the_past_incident(
 async def test_a_structured_update_answers_each_question_and_rolls_up_without_its_markup(
     start_bot: Callable[..., Any], slack: FakeSlack
 ) -> None:
-    """A team that posts "*Update*" blocks of bullets, signs follow-ups with @names and hands
-    one over with "AI-1 is mine now": "RC?" gets the cause bullet, the open items leave out
-    the done one, and the roll-up and digest read the lines without their *bold* and emoji."""
+    """A team that posts "*Update*" blocks of bullets, signs follow-ups with @names, hands them
+    over ("AI-1 is mine now", "handing off AI-3 to Bob") and asks to be pinged: "RC?" gets the
+    cause bullet, the open items leave out the done one, and the roll-up and digest read the
+    lines without their *bold* and emoji, each item once."""
     bot = await start_bot(digest_channel=GENERAL)
     async with SlackDriver(f"http://127.0.0.1:{bot.port}/slack/events", SECRET, slack) as d:
         await d.command(INCIDENT, ALICE, "open sev2 etcd latency")
@@ -453,29 +454,38 @@ async def test_a_structured_update_answers_each_question_and_rolls_up_without_it
             (
                 ALICE,
                 "*Follow-ups* :memo:\n1. AI-1 alert on etcd fsync p99 — @bob\n"
-                "2. AI-2 document the masters pool — @alice",
+                "2. AI-2 document the masters pool — @alice\n"
+                "3. AI-3 add an etcd latency check to storage migrations — @alice",
             ),
             (BOSS, "yep, AI-1 is mine now"),
             (ALICE, "AI-2 done, it is on the wiki"),
+            (ALICE, "I won't make AI-3 before Friday, handing off AI-3 to Bob"),
+            (BOB, "ping me when AI-1 is merged so I can link it"),
         ]:
             await d.say(INCIDENT, user, text, thread_ts=root.ts)
-        await finished(bot, answers=0, captured=6)
+        await finished(bot, answers=0, captured=8)
         await d.mention(INCIDENT, BOB, "RC?", thread_ts=root.ts)
-        await finished(bot, answers=1, captured=6)
+        await finished(bot, answers=1, captured=8)
         recall = await reply_to(slack, d, BOB, INCIDENT, "recall open action items")
     rc = slack.workspace.bot_messages(INCIDENT, root.ts)[-1].text
     assert rc.startswith("Memory says [S") and "ceph-ssd-2 is shared with logging" in rc
     assert "(root cause · alice ·" in rc
     assert "AI-2" not in recall
     assert recall.index("yep, AI-1 is mine now") < recall.index("AI-1 alert on etcd fsync")
+    # The handover moves AI-3; asking to hear of AI-1 is no open item of its own.
+    assert recall.index("handing off AI-3 to Bob") < recall.index("AI-3 add an etcd latency")
+    assert "ping me when AI-1" not in recall
     jobs = Jobs(bot.deps, bot.app.client, team_id=TEAM)
     assert await jobs.roll_up_threads() >= 1
     (episode,) = await bot.deps.episodes.recent(Requester.public_audience(TEAM))
     assert "Root cause: ceph-ssd-2 is shared with logging, too slow for etcd" in episode.summary
     assert "Decisions: move the master volumes back to ceph-masters-1" in episode.summary
     assert "Status: mitigated 11:25" in episode.summary
+    assert "storage migrations — @alice → I won't make AI-3 before Friday" in episode.summary
+    assert "| I won't make AI-3" not in episode.summary and "ping me" not in episode.summary
     assert await jobs.post_digest() is True
     digest = slack.workspace.bot_messages(GENERAL)[0].text
+    assert "AI-2 document the masters pool — @alice → done" in digest  # not crowded out
     assert "mitigated* " not in digest and ":pray:" not in digest and "• Decision" not in digest
 
 

@@ -185,6 +185,11 @@ def test_naming_the_same_item_links_a_correction_however_late_and_another_item_n
     # AI-2 is not AI-1: the "ai" both keys begin with is no shared word, even close by.
     other = "AI-2: alert on pgbouncer cl_waiting above 50. owner Hamid"
     assert not corrects(other, 1, "fine, I'll take AI-1 myself, due 21 June", 2)
+    # Nor does a handover of another item that shares a word with it (the new owner's name).
+    handover = "I won't make AI-3 before Friday, handing off AI-3 to Tom"
+    docs = "AI-2 document that master volumes stay on ceph-masters-1 — @tom"
+    assert not corrects(docs, 1, handover, 2, earlier_kind="action")
+    assert corrects("AI-3 etcd latency check — @marta", 1, handover, 2, earlier_kind="action")
     assert corrects("PR #2219 adds backoff to the client", 1, "correction: #2219 was reverted", 90)
     # A key typed in lower case still names the item; severities and ciphers name no item.
     assert corrects(item, 1, "fine, i'll take ai-1 myself", 90, earlier_kind="action")

@@ -6,7 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from memory.episodes.statements import classify, statement_parts, strip_label, unmarked
+from memory.episodes.statements import (
+    Statement,
+    classify,
+    statement_parts,
+    strip_label,
+    unmarked,
+)
 from memory.notes.notes import Notes
 from memory.recall.earlier import asked_kinds, asks_what_happened, respelled, topic_words
 from memory.recall.open_items import asks_open_items, done_keys
@@ -118,6 +124,32 @@ def test_handing_an_item_over_by_its_key_is_a_correction_in_more_words() -> None
         assert classify(talk).kind == "note", talk
     assert classify("I'll take AI-2 today").kind == "action"  # its first owner
     assert classify("AI-1 is mine").kind == "action"
+
+
+def test_giving_an_item_to_someone_is_a_correction_that_names_the_new_owner() -> None:
+    for said, owner in (
+        ("I won't make AI-3 before Friday, handing off AI-3 to Tom", "Tom"),
+        ("handing AI-2 over to @ana", "ana"),
+        ("ownership of AI-1 moves to Sam", "Sam"),
+        ("Ana is taking AI-2", "Ana"),
+        ("@sam please take AI-1", "sam"),
+        ("I can't take AI-1, over to Ana", "Ana"),
+        ("handover: Sam has AI-1 now", "Sam"),
+        ("hand off AI-1 to me", "marta"),
+    ):
+        assert classify(said, author="marta") == Statement("correction", said, owner), said
+    # A shift handover names no item; an item sent to a place is given to no one.
+    assert classify("handing over to Tom for the night shift").kind == "note"
+    assert classify("AI-1 goes to the backlog").owner is None
+
+
+def test_asking_to_hear_of_an_item_is_no_new_item() -> None:
+    for said in ("ping me when AI-1 is merged so I can link it", "let me know once AI-2 lands"):
+        assert classify(said).kind == "note", said
+    # An item's own line, a labelled one and one that names its owner stay items.
+    assert classify("AI-4: ping me when the dashboards are in").kind == "action"
+    assert classify("TODO: let me know when AI-2 lands").kind == "action"
+    assert classify("I'll own AI-5 and let you know", author="sam").kind == "action"
 
 
 def test_shorthand_and_a_slip_of_the_keyboard_ask_for_the_kind_they_mean() -> None:

@@ -279,6 +279,24 @@ def test_talk_about_a_listed_item_is_no_new_action_but_an_assignment_still_is() 
         assert any(kept in line for line in s.sections["actions"]), kept
 
 
+def test_a_handover_moves_the_listed_item_and_a_ping_request_adds_none() -> None:
+    follow_ups = "Follow-ups\n1. AI-1 fsync alert — @priya\n2. AI-3 etcd latency check — @marta"
+    s = summarise(
+        _thread(
+            follow_ups,
+            "I won't make AI-3 before Friday, handing off AI-3 to Tom",
+            "ping me when AI-1 is merged so I can link it",
+        )
+    )
+    assert s.sections["actions"] == [
+        "priya: AI-1 fsync alert — @priya",
+        "marta: AI-3 etcd latency check — @marta → I won't make AI-3 before Friday, handing off"
+        " AI-3 to Tom",
+    ]
+    s = summarise(_thread(follow_ups, "Ana is taking AI-1"))
+    assert s.sections["actions"][0] == "priya: AI-1 fsync alert — @priya → Ana is taking AI-1"
+
+
 def test_a_condition_on_an_item_does_not_close_it() -> None:
     s = summarise(_thread("AI-2 document the pool — @tom", "ping me when AI-2 is merged"))
     assert not any("done" in line for line in s.sections["actions"])
