@@ -16,9 +16,11 @@ _DONE = re.compile(
     r"(?!\s+(?:when|once|if|after|before|by|until)\b)|[✅✔☑])",
     re.I,
 )
-# "ping me when AI-2 is merged", "once AI-1 lands": a condition, not a report.
+# "ping me when AI-2 is merged", "once AI-1 and AI-2 land": a condition, not a report.
 _CONDITION = re.compile(
-    r"\b(?:when|once|if|until|till|unless|whether|as soon as|assuming)\W+$", re.I
+    r"\b(?:when|once|if|until|till|unless|whether|as soon as|assuming)\W+"
+    r"(?:(?:[A-Za-z]{1,10}-\d{1,6}|#\d{1,7})\s*(?:,|and|&|/)\s*)*$",
+    re.I,
 )
 # The item's own line: its key first, then its label mark ("AI-4: Complete the runbook").
 _ITEM_LINE = re.compile(r"^\W*(?:[A-Za-z]{1,10}-\d{1,6}|#\d{1,7})\s*[:\-–—]", re.I)

@@ -199,6 +199,9 @@ def test_open_items_are_asked_for_and_done_ones_told() -> None:
     assert done_keys("AI-9 (done)") == done_keys("AI-9 ✅") == {"ai-9"}
     assert done_keys("ping me when AI-2 is merged") == done_keys("once AI-1 is live") == set()
     assert done_keys("after AI-2 merged, 5xx dropped to zero") == {"ai-2"}
+    # Each key of a list after the condition is part of it, not the last one only.
+    assert done_keys("ping me when AI-1 and AI-2 are merged") == set()
+    assert done_keys("once AI-1 is live, AI-2 done too") == {"ai-2"}
     # The item's own line, a question and a condition close nothing.
     for open_ in ("AI-4: Complete the failover runbook — @priya", "is AI-2 done?",
                   "AI-2 is done when the dashboard is live"):  # fmt: skip
