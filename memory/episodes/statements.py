@@ -44,17 +44,22 @@ _BARE_ITEM = re.compile(r"^\s*[*_`]*ai[*_`]*\s*:\s*", re.I)
 # An item's key and a person, as a handover names them ("AI-3", "#2219"; "Tom", "@sam", "<@U1>").
 _KEY = r"(?:(?-i:[A-Z]{1,10})-\d{1,6}|ai-\d{1,6}|#\d{1,7})"
 _PERSON = r"(?:@[\w.-]+|<@[A-Z0-9]+>|\bme\b|(?-i:[A-Z])[\w.-]+)"
-# Giving a named item to a named person. The receiving name is the group `to`.
+# Giving a named item to a named person. The receiving name is the group it matched. Only
+# wordings that say so: "failing over to Frankfurt", "moves to Resolved", "Tom now has AI-1
+# context" and "Nobody is taking AI-2" give nothing to anyone.
+_NOT_A_TAKER = (
+    r"(?!(?:it|this|that|nobody|noone|no|someone|somebody|everyone|anyone|he|she|we|they)\b)"
+)
 _HANDOVER = (
     rf"\bhand(?:s|ed|ing)?\s+(?:off|over)\s+{_KEY}\s+to\s+(?P<to>{_PERSON})"
     rf"|\bhand(?:s|ed|ing)?\s+{_KEY}\s+(?:off\s+|over\s+)?to\s+(?P<to2>{_PERSON})"
-    rf"|\b{_KEY}\s+(?:is\s+)?(?:goes|going|moves|moving|passes|passing|handed|reassigned)"
-    rf"\s+(?:over\s+)?to\s+(?P<to3>{_PERSON})"
-    rf"|{_KEY}\b[^.;]{{0,40}}?\bover to\s+(?P<to4>{_PERSON})"
-    rf"|(?P<taker>{_PERSON})\s+(?:is\s+(?:now\s+)?(?:taking|picking\s+up)(?:\s+over)?"
-    rf"|has\s+taken(?:\s+over)?|now\s+has)\s+{_KEY}"
-    rf"|(?P<taker2>{_PERSON})\s+has\s+{_KEY}\s+now\b"
-    rf"|(?P<asked>@[\w.-]+|<@[A-Z0-9]+>)\s+(?:please\s+)?(?:take|grab|pick\s+up|own)\s+{_KEY}"
+    rf"|\bownership of\s+{_KEY}\s+(?:moves|goes|passes)\s+to\s+(?P<to3>{_PERSON})"
+    rf"|\b{_KEY}\s+(?:is\s+|was\s+)?(?:reassigned|handed(?:\s+(?:off|over))?)\s+to\s+(?P<to4>{_PERSON})"
+    rf"|^\W*{_NOT_A_TAKER}(?P<taker>{_PERSON})\s+is\s+(?:now\s+)?(?:taking|picking\s+up)"
+    rf"(?:\s+over)?\s+{_KEY}"
+    rf"|(?:^|:\s*){_NOT_A_TAKER}(?P<taker2>{_PERSON})\s+has\s+{_KEY}\s+now\b"
+    rf"|(?P<asked>@(?!(?:here|channel|everyone)\b)[\w.-]+|<@[A-Z0-9]+>)\s+(?:please\s+|pls\s+)?"
+    rf"(?:take|grab|pick\s+up|own)\s+{_KEY}"
 )
 _HANDED_TO = re.compile(_HANDOVER, re.I)
 
@@ -194,10 +199,12 @@ def finishes_sentence(piece: str) -> bool:
 
 
 #: "ping me when AI-1 is merged", "let me know once AI-2 lands", "keep us posted on AI-3".
+# Only a line that opens with the request: "AI-5 add an alert, lmk if you want to pair" is
+# an item.
 _ASKS_TO_HEAR = re.compile(
-    r"^\W*(?:(?:pls|please)\s+)?(?:ping|tell|notify|dm|page)\s+(?:me|us)\b"
-    r"|\b(?:let (?:me|us) know|lmk|keep (?:me|us) (?:posted|updated|in the loop)"
-    r"|give (?:me|us) a heads[- ]?up)\b",
+    r"^\W*(?:(?:pls|please)\s+)?(?:(?:ping|tell|notify|dm|page)\s+(?:me|us)\b"
+    r"|(?:let (?:me|us) know|lmk|keep (?:me|us) (?:posted|updated|in the loop)"
+    r"|give (?:me|us) a heads[- ]?up)\b)",
     re.I,
 )
 

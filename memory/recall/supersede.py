@@ -73,10 +73,18 @@ def corrects(
         and names_an_owner(correction_text)
     ):
         return False
-    named, naming = item_references(earlier_text), item_references(correction_text, any_case=True)
-    if named and naming and not named & naming:
-        return False  # another item: "handing off AI-3 to Tom" leaves "AI-2 … — @tom" be
     shared = (_topic(earlier_text) & _topic(correction_text)) - _CORRECTION_WORDS
+    named, naming = item_references(earlier_text), item_references(correction_text)
+    # A handover of another item: "handing off AI-3 to Tom" leaves "AI-2 … — @tom" be, unless
+    # they share a subject ("Dan owns the CI check, OPS-15" after "Bob owns … OPS-12").
+    if (
+        named
+        and naming
+        and not named & naming
+        and names_an_owner(correction_text)
+        and len(shared - naming) < config.shared_words
+    ):
+        return False
     # Naming the same item ("I'll take AI-1 over" after "AI-1: … owner Hamid") is the same
     # subject however late it is said.
     if len(shared) >= config.shared_words or shared_item_references(earlier_text, correction_text):

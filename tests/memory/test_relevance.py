@@ -190,6 +190,11 @@ def test_naming_the_same_item_links_a_correction_however_late_and_another_item_n
     docs = "AI-2 document that master volumes stay on ceph-masters-1 — @tom"
     assert not corrects(docs, 1, handover, 2, earlier_kind="action")
     assert corrects("AI-3 etcd latency check — @marta", 1, handover, 2, earlier_kind="action")
+    # A correction of a wrong number, or an owner change of the same subject, still corrects.
+    assert corrects("fix is in #2219, rolling it out", 1, "scratch that, the fix is in #2231", 2)
+    assert corrects(
+        "Bob owns the CI check (OPS-12)", 1, "scratch that, Dan owns the CI check, OPS-15", 2
+    )
     assert corrects("PR #2219 adds backoff to the client", 1, "correction: #2219 was reverted", 90)
     # A key typed in lower case still names the item; severities and ciphers name no item.
     assert corrects(item, 1, "fine, i'll take ai-1 myself", 90, earlier_kind="action")

@@ -133,7 +133,7 @@ def test_giving_an_item_to_someone_is_a_correction_that_names_the_new_owner() ->
         ("ownership of AI-1 moves to Sam", "Sam"),
         ("Ana is taking AI-2", "Ana"),
         ("@sam please take AI-1", "sam"),
-        ("I can't take AI-1, over to Ana", "Ana"),
+        ("AI-3 handed off to Tom", "Tom"),
         ("handover: Sam has AI-1 now", "Sam"),
         ("hand off AI-1 to me", "marta"),
     ):
@@ -141,6 +141,15 @@ def test_giving_an_item_to_someone_is_a_correction_that_names_the_new_owner() ->
     # A shift handover names no item; an item sent to a place is given to no one.
     assert classify("handing over to Tom for the night shift").kind == "note"
     assert classify("AI-1 goes to the backlog").owner is None
+    for talk in (
+        "rolled back #2219, handing over to EU on-call",
+        "INC-1234: failing over to Frankfurt now",
+        "Nobody is taking AI-2 yet",
+        "@here please take AI-1",
+        "Tom now has AI-1 context if you need it",
+        "It is taking #2219 forever to build",
+    ):
+        assert classify(talk).kind != "correction", talk
 
 
 def test_asking_to_hear_of_an_item_is_no_new_item() -> None:
@@ -150,6 +159,11 @@ def test_asking_to_hear_of_an_item_is_no_new_item() -> None:
     assert classify("AI-4: ping me when the dashboards are in").kind == "action"
     assert classify("TODO: let me know when AI-2 lands").kind == "action"
     assert classify("I'll own AI-5 and let you know", author="sam").kind == "action"
+    # Only a line that opens with the request: an item that asks for a word back is an item.
+    assert classify("AI-5 add alert on queue depth, let me know if you want to pair").kind == (
+        "action"
+    )
+    assert classify("we need a ticket to fix the retry storm, lmk if you disagree").kind == "action"
 
 
 def test_shorthand_and_a_slip_of_the_keyboard_ask_for_the_kind_they_mean() -> None:
