@@ -85,7 +85,7 @@ _CUES: tuple[tuple[StatementKind, re.Pattern[str]], ...] = (
             r" (?:(?-i:[A-Z]{1,10})-\d{1,6}|ai-\d{1,6}|#\d{1,7})"
             r"(?=\s*(?:[.,;!]|$|\s+(?:over|now|then|from|myself|too|for you|if)\b))"
             # "handing off AI-3 to Tom", "ownership of AI-1 moves to Sam", "Ana is taking AI-2",
-            # "@sam please take AI-1", "I can't take AI-1, over to Ana": an item given to someone
+            # "@sam please take AI-1", "hand off AI-1 to me": an item given to someone
             rf"|{_HANDOVER}"
             r"|\bnew owner\b|\breassign(?:ed|ing)?\b|\bno longer\b"
             r"|\bchanged? (?:the )?plan\b|\bupdate to the above\b|\brevised\b"
@@ -357,7 +357,7 @@ def _owner(text: str, author: str | None) -> str | None:
         return author  # "AI-3 is on me now": not "AI-3", the name before "is on"
     if handed := _HANDED_TO.search(text):  # "handing off AI-3 to Tom": Tom, not who hands it
         name = next(g for g in handed.groups() if g)
-        return author if name.lower() in ("me", "myself") else name.lstrip("@")
+        return author if name.lower() == "me" else name.lstrip("@")
     match = _OWNER.search(text)
     if match is None:
         return None
