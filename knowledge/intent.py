@@ -97,7 +97,7 @@ _QUESTION: dict[Intent, tuple[re.Pattern[str], re.Pattern[str]]] = {
             r"how (?:do|can|would) (?:we|i) (?:tell|see|find|check|know|confirm|determine)",
         ),
         _rx(
-            r"check\w*",
+            r"check(?:s|ed|ing)?",  # not "checkout", a service name
             r"inspect\w*",
             r"look (?:at|into|for)",
             r"identify\w*",
@@ -296,7 +296,7 @@ _HEADING: dict[Intent, re.Pattern[str]] = {
 #: diagnose; commands and verbs that change something fix.
 _READS = _rx(
     r"(?:kubectl|oc) (?:-\S+ )*(?:get|describe|logs|top|explain|auth can-i)",
-    r"check\w*",
+    r"check(?:s|ed|ing)?",
     r"inspect\w*",
     r"look (?:at|for)",
     r"quer(?:y|ies)",

@@ -193,7 +193,9 @@ class Answering:
             said or [s for s in sources if s.kind == "episode"],
             question=q.text,
             # Whether what the team did helped is in what it said; no runbook knows.
-            memory_first=asks_what_happened(q.text) or asks_outcome(q.text),
+            memory_first=asks_what_happened(q.text)
+            or asks_outcome(q.text)
+            or _memory_covers_more(q.text, said, runbooks),
         )
         if similar and asks_if_seen_before(q.text):
             summary = _seen_before(similar[0], summary)
@@ -589,6 +591,17 @@ def _summary(
             rb = f"*{top.label}* [{top.key}]\n{runbook_text.to_mrkdwn(top.text)}"
         parts.insert(len(parts) if memory_first else 0, rb)
     return "\n".join(parts)
+
+
+def _memory_covers_more(question: str, memories: list[Source], runbooks: list[Source]) -> bool:
+    """Whether memory's top item names more of what the question is about than the top
+    runbook section does, for a question asking for no kind of section (fix, check, meaning):
+    "where is the new payments key?" under a checkout alert is answered by the message that
+    names the key, not by the runbook that shares only "checkout"."""
+    if not memories or not runbooks or question_intent(question) is not None:
+        return False
+    asked, top = topic_words(question), runbooks[0]
+    return len(asked & stems(memories[0].text)) > len(asked & stems(f"{top.label} {top.text}"))
 
 
 def _words(text: str) -> set[str]:

@@ -523,3 +523,26 @@ async def test_catch_me_up_in_a_thread_says_where_it_stands_from_what_was_said_i
     assert "catch me up" not in said  # the question is no part of what happened
     _, top = await answered(driver, slack, BOSS, "catch me up on the rollback runbook")
     assert not top.text.startswith("*Where this thread stands*")
+
+
+async def test_a_fact_said_in_the_thread_leads_over_a_runbook_that_only_shares_its_subject(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """Asked where something is (no fix, check or meaning asked), the answer is what covers
+    the question: the thread message naming the rotated payments key leads, and the checkout
+    runbook, which shares only "checkout", takes one line under it."""
+    root = await _thread(
+        driver,
+        slack,
+        [
+            (BOB, "checkout p99 at 4s since the deploy"),
+            (ALICE, "the payments sandbox key for checkout rotated at 09:58, new one is in vault"),
+        ],
+    )
+    await finished(bot, answers=0, captured=2)
+    question = "where is the new payments sandbox key for checkout?"
+    await driver.mention(INCIDENT, BOSS, question, thread_ts=root)
+    answer = (await eventually(lambda: slack.workspace.bot_messages(INCIDENT, root)))[-1]
+    lead = answer.text.split("\n")
+    assert lead[0].startswith("Memory says [S") and "new one is in vault" in lead[0]
+    assert lead[1].startswith("See *checkout-latency")

@@ -46,6 +46,9 @@ from tests.knowledge.conftest import write_corpus
         ("The queue is down. Does that mean nobody gets paged?", "impact"),
         ("Quorum is lost. Will the API still accept writes while we recover?", "impact"),
         ("TargetDown fired. Does that mean the service is down, or can it mean more?", "meaning"),
+        # A service named "checkout" is no check asked for; "check" and "checking" are.
+        ("where is the new payments key for checkout?", None),
+        ("what should we be checking on checkout?", "diagnose"),
     ],
 )
 def test_question_intent_follows_the_asking_sentence(question: str, intent: str | None) -> None:
@@ -67,6 +70,8 @@ def test_teams_section_names_map_to_the_same_kinds() -> None:
     )
     assert section_kind(("Runbook",), "Restart the pod, then scale the deployment up.") == "fix"
     assert section_kind((), "This alert fires when...") == "meaning"
+    # "checkout" names a service, not a read: the section still reads as the change it makes.
+    assert section_kind(("Runbook",), "Restart checkout, then scale checkout up.") == "fix"
 
 
 OTHER_WORDS = {
