@@ -37,29 +37,39 @@ _LABEL = re.compile(
 # id stays in the text: later messages refer to the item by it.
 # A bare "AI:" (no number) opens one only with a colon and when it asks nothing ("AI: do we
 # have a runbook?" is a question; "AI-assisted triage…" is no label at all).
-_ITEM_ID = re.compile(r"^\s*[*_`]*ai(?:[ -]?\d+[*_`]*\s*[:\-–—]|[*_`]*\s*:(?!.*\?\s*$))", re.I)
+_ITEM_ID = re.compile(r"^\s*[*_`]*ai(?:[ -]?\d+[*_`]*\s*[:\-–—](?!>)|[*_`]*\s*:(?!.*\?\s*$))", re.I)
 
 _BARE_ITEM = re.compile(r"^\s*[*_`]*ai[*_`]*\s*:\s*", re.I)
 
 # An item's key and a person, as a handover names them ("AI-3", "#2219"; "Tom", "@sam", "<@U1>").
 _KEY = r"(?:(?-i:[A-Z]{1,10})-\d{1,6}|ai-\d{1,6}|#\d{1,7})"
-_PERSON = r"(?:@[\w.-]+|<@[A-Z0-9]+>|\bme\b|(?-i:[A-Z])[\w.-]+)"
+_MENTION = r"(?:@(?!(?:here|channel|everyone)\b)[\w.-]+|<@[A-Z0-9]+>)"
 # Giving a named item to a named person. The receiving name is the group it matched. Only
 # wordings that say so: "failing over to Frankfurt", "moves to Resolved", "Tom now has AI-1
 # context" and "Nobody is taking AI-2" give nothing to anyone.
 _NOT_A_TAKER = (
-    r"(?!(?:it|this|that|nobody|noone|no|someone|somebody|everyone|anyone|he|she|we|they)\b)"
+    r"(?!(?:it|this|that|nobody|noone|no|someone|somebody|everyone|anyone|he|she|we|they|you"
+    r"|who|what|which|the|a|an|be|do|get|make|see|him|her|them|us)\b)"
 )
+# Where the wording itself gives the item ("hand AI-3 to ___", "tom is taking AI-3"), the name
+# may be typed in lower case as chat is; without such a wording only a mention names a person.
+_PERSON = rf"(?:{_MENTION}|\bme\b|{_NOT_A_TAKER}[a-z][\w.-]*)"
+# The key ends what is taken: "deploy is taking AI-3 down" gives AI-3 to no one.
+_KEY_ENDS = r"(?=\s*(?:[.,;:!)]|$|\s+(?:over|now|from|today|tonight|then|for)\b))"
 _HANDOVER = (
-    rf"\bhand(?:s|ed|ing)?\s+(?:off|over)\s+{_KEY}\s+to\s+(?P<to>{_PERSON})"
-    rf"|\bhand(?:s|ed|ing)?\s+{_KEY}\s+(?:off\s+|over\s+)?to\s+(?P<to2>{_PERSON})"
+    rf"\b(?:hand|pass)(?:s|es|ed|ing)?\s+(?:off|over|along)\s+{_KEY}\s+to\s+(?P<to>{_PERSON})"
+    rf"|\b(?:hand|pass)(?:s|es|ed|ing)?\s+{_KEY}\s+(?:(?:off|over|along)\s+)?to\s+"
+    rf"(?P<to2>{_PERSON})"
     rf"|\bownership of\s+{_KEY}\s+(?:moves|goes|passes)\s+to\s+(?P<to3>{_PERSON})"
-    rf"|\b{_KEY}\s+(?:is\s+|was\s+)?(?:reassigned|handed(?:\s+(?:off|over))?)\s+to\s+(?P<to4>{_PERSON})"
-    rf"|^\W*{_NOT_A_TAKER}(?P<taker>{_PERSON})\s+is\s+(?:now\s+)?(?:taking|picking\s+up)"
-    rf"(?:\s+over)?\s+{_KEY}"
-    rf"|(?:^|:\s*){_NOT_A_TAKER}(?P<taker2>{_PERSON})\s+has\s+{_KEY}\s+now\b"
-    rf"|(?P<asked>@(?!(?:here|channel|everyone)\b)[\w.-]+|<@[A-Z0-9]+>)\s+(?:please\s+|pls\s+)?"
-    rf"(?:take|grab|pick\s+up|own)\s+{_KEY}"
+    rf"|\b{_KEY}\s+(?:is\s+|was\s+)?(?:reassigned|handed(?:\s+(?:off|over))?|passed"
+    rf"(?:\s+(?:off|over|along))?)\s+to\s+(?P<to4>{_PERSON})"
+    rf"|\b(?:give|gives|giving|gave|(?:re)?assign(?:s|ed|ing)?)\s+{_KEY}\s+to\s+"
+    rf"(?P<to5>{_PERSON})"
+    rf"|^\W*(?P<taker>{_PERSON})\s+is\s+(?:now\s+)?(?:taking|picking\s+up)"
+    rf"(?:\s+over)?\s+{_KEY}{_KEY_ENDS}"
+    rf"|(?:^|:\s*)(?P<taker2>{_PERSON})\s+has\s+{_KEY}\s+now\b"
+    rf"|(?P<asked>{_MENTION})\s+(?:please\s+|pls\s+)?(?:take|grab|pick\s+up|own)\s+{_KEY}"
+    rf"|\b{_KEY}\s*(?:->|→|=>)\s*(?P<arrow>{_MENTION})"
 )
 _HANDED_TO = re.compile(_HANDOVER, re.I)
 
@@ -215,7 +225,7 @@ _AGREEMENT = re.compile(rf"^\W*{_AGREES}(?:\W+{_AGREES})*\W*$", re.I)
 
 _OWNER = re.compile(
     r"(?P<name>@?[A-Z][\w.-]+|<@[A-Z0-9]+>)\s+(?:now\s+)?(?:owns|will own|takes|has taken|is on)\b"
-    r"|\b(?:owner|assigned to|owned by)\s*[:=]?\s*(?P<name2>@?[A-Z][\w.-]+|<@[A-Z0-9]+>)"
+    r"|\b(?:owner\b|assigned to|owned by)\s*[:=]?\s*(?P<name2>@?[A-Z][\w.-]+|<@[A-Z0-9]+>)"
     r"|\b(?P<self>i'?ll|i will|i can|let me)\s+(?:own|take|file|write|add|pick up|grab)\b"
     # "Ngozi will open a ticket with StorCo": a person named first, then what they will do
     r"|^\s*(?!(?:it|this|that|these|those|we|they|he|she|you|i|there|someone|somebody|nobody"

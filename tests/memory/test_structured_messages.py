@@ -136,11 +136,23 @@ def test_giving_an_item_to_someone_is_a_correction_that_names_the_new_owner() ->
         ("AI-3 handed off to Tom", "Tom"),
         ("handover: Sam has AI-1 now", "Sam"),
         ("hand off AI-1 to me", "marta"),
+        # Chat spelling: names in lower case, other verbs that give an item.
+        ("handing off ai-3 to tom", "tom"),
+        ("tom is taking AI-3", "tom"),
+        ("passing AI-3 to Tom", "Tom"),
+        ("assigning AI-2 to priya", "priya"),
+        ("gave #2219 to dana", "dana"),
+        ("AI-4 passed along to kim", "kim"),
+        ("<@U123> pls take AI-1", "<@U123>"),
+        ("AI-1 -> @ana", "ana"),  # an arrow to a mention, not an item labelled "AI-1 -"
     ):
         assert classify(said, author="marta") == Statement("correction", said, owner), said
     # A shift handover names no item; an item sent to a place is given to no one.
     assert classify("handing over to Tom for the night shift").kind == "note"
     assert classify("AI-1 goes to the backlog").owner is None
+    assert classify("ownership of AI-1 goes to the backlog").owner is None  # no "ship"
+    assert classify("deploy is taking AI-3 down").owner is None
+    assert classify("AI-3 -> done").owner is None  # only a mention after an arrow is a person
     for talk in (
         "rolled back #2219, handing over to EU on-call",
         "INC-1234: failing over to Frankfurt now",
@@ -148,6 +160,9 @@ def test_giving_an_item_to_someone_is_a_correction_that_names_the_new_owner() ->
         "@here please take AI-1",
         "Tom now has AI-1 context if you need it",
         "It is taking #2219 forever to build",
+        "the deploy is taking AI-3 down with it",
+        "who is taking AI-3?",
+        "handing AI-3 to the db team",
     ):
         assert classify(talk).kind != "correction", talk
 

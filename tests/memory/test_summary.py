@@ -295,6 +295,12 @@ def test_a_handover_moves_the_listed_item_and_a_ping_request_adds_none() -> None
     ]
     s = summarise(_thread(follow_ups, "Ana is taking AI-1"))
     assert s.sections["actions"][0] == "priya: AI-1 fsync alert — @priya → Ana is taking AI-1"
+    # Chat types names and keys in lower case, and an arrow to a mention hands over too.
+    s = summarise(_thread(follow_ups, "tom is taking ai-3", "AI-1 -> @ana"))
+    assert s.sections["actions"] == [
+        "priya: AI-1 fsync alert — @priya → ana: AI-1 -> @ana",
+        "marta: AI-3 etcd latency check — @marta → tom is taking ai-3",
+    ]
 
 
 def test_a_condition_on_an_item_does_not_close_it() -> None:
