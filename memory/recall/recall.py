@@ -110,6 +110,12 @@ class RecallConfig:
     length_cap: int = 16
 
 
+#: The kinds that say what a team did or chose: a fix question's answer (`Recall._bridged`).
+_DONE_OR_DECIDED = frozenset({"mitigation", "decision"})
+#: Kinds of a best item that answer a fix question as they stand: no other statement is put above.
+_ANSWERS_ITSELF = _DONE_OR_DECIDED | {"correction"}
+
+
 @dataclass(frozen=True)
 class RecallItem:
     id: int
@@ -543,7 +549,8 @@ class Recall:
         if not kinds:
             return items
         if not about_an_earlier_incident(query):
-            return await self._with_named_incidents(requester, kinds, query, items)
+            named = await self._with_named_incidents(requester, kinds, query, items)
+            return named if named is not items else await self._bridged(requester, kinds, items)
         # The incident the best answer comes from, when it is not the one asked in: its
         # statements answer when none of the latest incidents' share the question's words.
         matched = next(
@@ -557,6 +564,37 @@ class Recall:
         earlier = await self._earlier_statements(requester, kinds, query, matched=matched)
         shown = {e.id for e in earlier}
         return earlier + [i for i in items if i.id not in shown]
+
+    async def _bridged(
+        self, requester: Requester, kinds: tuple[str, ...], items: list[RecallItem], most: int = 1
+    ) -> list[RecallItem]:
+        """ "How did we fix the stuck partition?" finds the message that names the problem
+        ("every consumer is stuck on the same partition, p7"), not the statement asked for
+        ("decision: skip the bad offset on p7"): the words of the question are in the one, the
+        fix in the other. When the question asks what was done or decided and the best item
+        says neither (nor corrects anything), the statement of those kinds from its incident
+        that shares the most words with it (here "p7") leads above it. Never for a cause ("why
+        was the live-blog ruled out?"): the message that matches a "why" is as often the
+        explanation itself."""
+        lead = items[0] if items else None
+        done = tuple(k for k in kinds if k in _DONE_OR_DECIDED)
+        if lead is None or lead.kind in _ANSWERS_ITSELF or lead.incident_id is None or not done:
+            return items
+        rows = await note_store.incident_statements(
+            self._db, requester, lead.incident_id, kinds=done
+        )
+        said = stems(expand_identifiers(lead.text))
+        shared = [
+            (len(said & stems(expand_identifiers(str(r["text"])))), -i, r)
+            for i, r in enumerate(rows)
+            if r["scope"] != "user"
+        ]
+        best = [r for n, _, r in sorted(shared, key=lambda t: t[:2], reverse=True) if n][:most]
+        # A later correction of the bridged statement ("scratch that, skip to the next offset")
+        # is put above it, as for any item shown.
+        bridged = await self._with_corrections(requester, await self._as_items(requester, best))
+        shown = {b.id for b in bridged}
+        return bridged + [i for i in items if i.id not in shown]
 
     async def _with_named_incidents(
         self,

@@ -546,3 +546,24 @@ async def test_a_fact_said_in_the_thread_leads_over_a_runbook_that_only_shares_i
     lead = answer.text.split("\n")
     assert lead[0].startswith("Memory says [S") and "new one is in vault" in lead[0]
     assert lead[1].startswith("See *checkout-latency")
+
+
+async def test_how_a_problem_was_fixed_is_the_decision_that_shares_its_words_not_the_report(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """The question's words ("stuck partition") are in the message that reported the problem;
+    the fix is the decision that names the same partition (p7) in other words. Asked what
+    was stuck, the report itself answers."""
+    said = [
+        (BOB, "looks like every consumer is stuck on the same partition, p7. poison message?"),
+        (ALICE, "decision: skip the bad offset on p7 with the reset tool, not a full replay"),
+        (BOB, "decision: page the data team for the bulk import api after hours"),
+    ]
+    later = await _then_a_new_incident(bot, driver, slack, said, "C0INC51")
+    _, answer = await answered(driver, slack, BOSS, "how did we fix the stuck partition?", later)
+    lead = answer.text.split("\n")[0]
+    assert lead.startswith("Memory says [S") and "skip the bad offset on p7" in lead, lead
+    assert "every consumer is stuck" in _memory_section(answer.blocks)  # the report under it
+    assert "page the data team" not in answer.text
+    _, what = await answered(driver, slack, BOSS, "which partition was stuck?", later)
+    assert "every consumer is stuck on the same partition" in what.text.split("\n")[0]

@@ -467,3 +467,34 @@ async def test_a_correction_supersedes_only_the_shown_item_it_says_most_about(
     superseded = [i.text for i in items if i.superseded_by]
     assert superseded == ["decision: roll back checkout to v40"]
     assert items[0].text.startswith("scratch that") or items[1].text.startswith("scratch that")
+
+
+async def _consumer_incident(db, redactor, embedder) -> Recall:
+    notes = Notes(db, redactor, embedder)
+    threads = Threads(db, redactor, notes=notes)
+    inc = await _incident(db, redactor, "C1")
+    for author, ts, text in [
+        (ALICE, "1700000001.000100", "every consumer is stuck on the same partition, p7"),
+        (BOB, "1700000002.000100", "checked: the live-blog polls are cached at the edge, not it"),
+        (BOB, "1700000003.000100", "root cause: the feed cache key expired at the edge on p7"),
+        (ALICE, "1700000004.000100", "decision: skip the bad offset on p7, not a full replay"),
+        (BOB, "1700000005.000100", "mitigation: restarted the consumers reading p7"),
+    ]:
+        await threads.capture(
+            ctx("C1", author=author), ts=ts, thread_ts=None, text=text, incident=inc
+        )
+    return Recall(db, embedder)
+
+
+async def test_a_fix_question_is_answered_by_the_decision_bridged_from_the_report(
+    db, redactor, embedder
+) -> None:
+    recall = await _consumer_incident(db, redactor, embedder)
+    fixed = await recall.relevant(ASKER, "how did we fix the stuck partition?")
+    assert fixed[0].kind in ("decision", "mitigation") and "p7" in fixed[0].text, fixed
+    # A cause is no fix: the message that answers the "why" is not swapped for the root cause.
+    why = await recall.relevant(ASKER, "why was the live-blog ruled out?")
+    assert "live-blog polls are cached" in why[0].text, why
+    # A best item that already says what was chosen is the answer, not a bridge to another.
+    instead = await recall.relevant(ASKER, "how did we mitigate it instead of a full replay?")
+    assert "skip the bad offset" in instead[0].text, instead
