@@ -302,6 +302,10 @@ class Answering:
         or where the incident stands, gets none (no runbook knows)."""
         if self._knowledge is None:
             return []
+        if _WHO.match(q.text) and question_intent(q.text) is None:
+            # "who covers orders next week?": no runbook names the team's people; who to page
+            # ("who should we escalate to?") and who is affected are questions runbooks answer.
+            return []
         if vague and opening:
             return await self._runbook_answer(f"{opening}\n{q.text}", q.text)
         said = asks_what_happened(q.text)
@@ -588,7 +592,9 @@ def _summary(
         if memory_first or top.label.startswith(SEE_ALSO_LABEL):
             rb = f"See *{top.label}* [{top.key}]: {_runbook_line(top.text)}"
         else:
-            rb = f"*{top.label}* [{top.key}]\n{runbook_text.to_mrkdwn(top.text)}"
+            # The label names the runbook: its "# Title" line is no answer to lead with.
+            body = runbook_text.without_leading_headings(top.text) or top.text
+            rb = f"*{top.label}* [{top.key}]\n{runbook_text.to_mrkdwn(body)}"
         parts.insert(len(parts) if memory_first else 0, rb)
     return "\n".join(parts)
 

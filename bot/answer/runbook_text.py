@@ -109,6 +109,15 @@ def _outside_spans(cut: str) -> str:
         return cut
 
 
+def without_leading_headings(text: str) -> str:
+    """`text` without the heading lines (and blank lines) it opens with: "# KubePodCrashLooping\n
+    \nPod is in CrashLoop..." -> "Pod is in CrashLoop..."; "" when it is only headings."""
+    lines = text.strip().splitlines()
+    while lines and (not lines[0].strip() or _HEADING.match(lines[0].strip())):
+        lines.pop(0)
+    return "\n".join(lines)
+
+
 def to_mrkdwn(
     text: str, *, escape: Callable[[str], str] | None = None, limit: int = BODY_CHARS
 ) -> str:

@@ -206,3 +206,24 @@ async def test_the_thread_opening_steers_which_runbook_not_which_section(
     opening = "checkout/api pods are CPU throttled, how do I check and troubleshoot the throttling?"
     text = await asked_under(bot, driver, slack, opening, "how do I fix it?")
     assert text.startswith("*cpu-throttling-high › Mitigation"), text[:200]
+
+
+async def test_a_runbook_that_is_a_title_and_a_paragraph_leads_with_the_paragraph(
+    driver: SlackDriver, slack: FakeSlack
+) -> None:
+    (d, *_) = await driver.mention(INCIDENT, ALICE, "what does kafka consumer lag mean?")
+    (answer, *_) = await eventually(lambda: slack.workspace.bot_messages(INCIDENT, d.ts))
+    head, body = answer.text.split("\n")[:2]
+    assert head.startswith("*kafka-consumer-lag")
+    assert body.startswith("Consumers of a topic fall behind"), answer.text  # not its "# Title"
+
+
+async def test_a_question_about_who_covers_something_gets_no_runbook(
+    driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """Runbooks name no team's people: "who covers …" is memory's to answer or not; who to
+    escalate to is a runbook's."""
+    blocks = await answer_to(slack, driver, "who covers the kafka consumers next week?")
+    assert "kafka-consumer-lag" not in blocks and "*Runbooks*" not in blocks
+    escalate = await answer_to(slack, driver, "who should we escalate kafka consumer lag to?")
+    assert "kafka-consumer-lag" in escalate

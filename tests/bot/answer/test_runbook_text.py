@@ -10,7 +10,14 @@ from pathlib import Path
 import pytest
 
 from bot.answer.compose import LEAD_CHARS, Answering, Question, ThreadKey
-from bot.answer.runbook_text import ELLIPSIS, first_words, lead, plain, to_mrkdwn
+from bot.answer.runbook_text import (
+    ELLIPSIS,
+    first_words,
+    lead,
+    plain,
+    to_mrkdwn,
+    without_leading_headings,
+)
 from knowledge.search import Knowledge
 from memory.embedding.embedder import Embedder
 from memory.recall.recall import Recall
@@ -168,3 +175,9 @@ def test_a_runbook_links_address_cannot_end_the_link_and_start_slack_markup() ->
 )  # fmt: skip
 def test_a_section_in_one_line_is_its_first_words_without_markdown(section: str, line: str) -> None:
     assert first_words(section) == line
+
+
+def test_a_section_is_shown_without_the_headings_it_opens_with() -> None:
+    text = "# KubePodCrashLooping\n\n## Meaning\nA pod keeps restarting.\n## Impact\nNone."
+    assert without_leading_headings(text) == "A pod keeps restarting.\n## Impact\nNone."
+    assert without_leading_headings("# Only a title\n\n") == ""
