@@ -182,20 +182,30 @@ class Answering:
         candidates += [Source("", "skill", f"skill {s.name}", s.description) for s in skills]
         personal = [s for s in candidates if s.kind == "mine"]
         public = [s for s in candidates if s.kind != "mine"]
-        sources = _budget(public, self.config.context_tokens)
+        budget = self.config.context_tokens
+        sources = _budget(public, budget)
         bodies = {f"skill {s.name}": s.body for s in skills}
         actions = _proposals(sources, bodies, self.config.actions)
         runbooks = [s for s in sources if s.kind == "runbook"]
         # A roll-up is memory too: an answer that shows one never says memory had nothing.
         said = [s for s in sources if s.kind == "incident"]
+        # Whether what the team did helped is in what it said; no runbook knows.
+        memory_first = (
+            asks_what_happened(q.text)
+            or asks_outcome(q.text)
+            or _memory_covers_more(q.text, said, runbooks)
+        )
+        if said and memory_first and runbooks and not _about_most_of(q.text, runbooks):
+            # Beside memory's answer, a runbook that shares one word of the question ("orders"
+            # -> out-of-order timestamps) is noise: the answer is shown without it.
+            sources = _budget([s for s in public if s.kind != "runbook"], budget)
+            actions = _proposals(sources, bodies, self.config.actions)
+            runbooks, said = [], [s for s in sources if s.kind == "incident"]
         summary = _summary(
             runbooks,
             said or [s for s in sources if s.kind == "episode"],
             question=q.text,
-            # Whether what the team did helped is in what it said; no runbook knows.
-            memory_first=asks_what_happened(q.text)
-            or asks_outcome(q.text)
-            or _memory_covers_more(q.text, said, runbooks),
+            memory_first=memory_first,
         )
         if similar and asks_if_seen_before(q.text):
             summary = _seen_before(similar[0], summary)
@@ -608,6 +618,14 @@ def _memory_covers_more(question: str, memories: list[Source], runbooks: list[So
         return False
     asked, top = topic_words(question), runbooks[0]
     return len(asked & stems(memories[0].text)) > len(asked & stems(f"{top.label} {top.text}"))
+
+
+def _about_most_of(question: str, runbooks: list[Source]) -> bool:
+    """Whether the runbook sections shown name more than half of the question's topic words
+    (a question with none is about whatever the runbook is)."""
+    asked = topic_words(question)
+    shown = stems(" ".join(f"{s.label} {s.text}" for s in runbooks))
+    return not asked or 2 * len(asked & shown) > len(asked)
 
 
 def _words(text: str) -> set[str]:
