@@ -19,6 +19,7 @@ from knowledge.intent import question_intent
 from knowledge.search import see_also
 from memory.episodes.statements import finishes_sentence, strip_label, without_correction_cue
 from memory.recall.earlier import asked_kinds, asks_what_happened, topic_words, without_frame
+from memory.recall.open_items import asks_open_items
 from memory.recall.outcomes import asks_outcome, reports_outcome
 from memory.recall.recall import AskedIn
 from memory.text import STOP_WORDS, stems
@@ -545,6 +546,8 @@ def shown_text(item: RecallItem) -> str:
     return item.text if item.kind == "note" else strip_label(item.text)
 
 
+#: Ends the label of an item a later correction, shown right above it, replaced.
+SUPERSEDED_LABEL = " · superseded by the correction above"
 #: Ends the label of a reply that reports what came of the item above it ("no change").
 OUTCOME_LABEL = " · what came of the item above"
 
@@ -561,7 +564,7 @@ def memory_label(item: RecallItem, *, here: str | None) -> str:
         parts.append(item.incident_id)
     label = " · ".join(parts)
     if item.superseded_by is not None:
-        label += " · superseded by the correction above"
+        label += SUPERSEDED_LABEL
     if item.follows is not None:
         label += OUTCOME_LABEL
     return label
@@ -581,7 +584,10 @@ def _summary(
     if not runbooks and not memories:
         return messages.NOTHING_FOUND
     parts = []
-    if memories:
+    if len(memories) > 1 and asks_open_items(question):
+        # "What are the open action items?" is answered by the list, not by its first item.
+        parts.append(_open_items(memories))
+    elif memories:
         top = memories[0]
         # What is true now: a correction is stated without how it opened ("scratch that, …").
         said = _answering_sentence(without_correction_cue(top.text), question)
@@ -607,6 +613,22 @@ def _summary(
             rb = f"*{top.label}* [{top.key}]\n{runbook_text.to_mrkdwn(body)}"
         parts.insert(len(parts) if memory_first else 0, rb)
     return "\n".join(parts)
+
+
+def _open_items(memories: list[Source]) -> str:
+    """The open items memory shows, one line each; an item a later message handed over or
+    changed is shown with that message after it ("AI-2 dead letter topic → passing AI-2 to
+    maya"), as the roll-up does."""
+    lines: list[str] = []
+    for i, item in enumerate(memories):
+        if item.label.endswith(SUPERSEDED_LABEL):
+            continue  # shown with the correction above it
+        line = f"[{item.key}] {_first_sentence(item.text, 160)}"
+        after = memories[i + 1] if i + 1 < len(memories) else None
+        if after is not None and after.label.endswith(SUPERSEDED_LABEL):
+            line = f"[{after.key}] {_first_sentence(after.text, 160)} → {line}"
+        lines.append(f"• {line}")
+    return f"Open items memory shows ({len(lines)}):\n" + "\n".join(lines)
 
 
 def _memory_covers_more(question: str, memories: list[Source], runbooks: list[Source]) -> bool:

@@ -568,3 +568,30 @@ async def test_how_a_problem_was_fixed_is_the_decision_that_shares_its_words_not
     assert "page the data team" not in answer.text
     _, what = await answered(driver, slack, BOSS, "which partition was stuck?", later)
     assert "every consumer is stuck on the same partition" in what.text.split("\n")[0]
+
+
+async def test_open_action_items_are_answered_with_the_list_and_each_handover(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """ "What are the open action items?" led with one of them; the lead is the list, each item
+    a line, a handed-over one with the message that handed it over, a done one left out."""
+    root = await _thread(
+        driver,
+        slack,
+        [
+            (BOB, "AI-1 add a 1MB cap on bulk import payloads — @bob"),
+            (ALICE, "AI-2 dead letter topic for orders-events"),
+            (ALICE, "AI-3 alert on per-partition offset lag"),
+            (ALICE, "passing AI-2 to bob, I'm out tomorrow"),
+            (BOB, "AI-3 done, alert is live"),
+        ],
+    )
+    await finished(bot, answers=0, captured=5)
+    await driver.mention(INCIDENT, BOSS, "what are the open action items?", thread_ts=root)
+    answer = (await eventually(lambda: slack.workspace.bot_messages(INCIDENT, root)))[-1]
+    lead = answer.text.split("*Memory*")[0]
+    assert lead.startswith("Open items memory shows (2):"), lead
+    assert re.search(
+        r"AI-2 dead letter topic for orders-events → \[S\d\] passing AI-2 to bob", lead
+    )
+    assert "AI-1 add a 1MB cap" in lead and "per-partition" not in lead
