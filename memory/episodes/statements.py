@@ -20,7 +20,8 @@ StatementKind = Literal[
 
 # "Decision: …", "RCA - …", "*Action item*: …", "AI-3: …" at the very start of a message.
 _LABELS: tuple[tuple[StatementKind, str], ...] = (
-    ("root_cause", r"root[ -]?cause|rca|cause"),
+    # "rc:" with its colon: "rc-2 is out" names a release candidate
+    ("root_cause", r"root[ -]?cause|rca|rc(?![*_`]*\s*[\-–—])|cause"),
     ("decision", r"decision|decided|agreed"),
     ("action", r"action(?:[ -]?items?)?|todo|follow[ -]?up|owner"),
     ("mitigation", r"mitigation|workaround|fix"),

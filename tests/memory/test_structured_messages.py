@@ -349,3 +349,13 @@ async def test_a_personal_done_the_store_returned_still_closes_nothing(
     monkeypatch.setattr(note_store, "incident_statements", with_personal)
     texts = [i.text for i in await recall.relevant(ASKER, "open action items?")]
     assert any(t.startswith("AI-3 storage migrations") for t in texts)
+
+
+def test_rc_with_a_colon_labels_a_root_cause_and_a_release_candidate_is_none() -> None:
+    said = "rc: bi-export runs unbounded queries on the replica"
+    assert classify(said) == Statement(
+        "root_cause", "bi-export runs unbounded queries on the replica"
+    )
+    assert classify("*RC*: the cron flushed the cache").kind == "root_cause"
+    for other in ("rc-2 is out, deploying after lunch", "rc2 build is green"):
+        assert classify(other).kind != "root_cause", other
