@@ -196,9 +196,10 @@ class Answering:
             or asks_outcome(q.text)
             or _memory_covers_more(q.text, said, runbooks)
         )
-        if said and memory_first and runbooks and not _about_most_of(q.text, runbooks):
+        if said and memory_first and runbooks and _adds_nothing(q.text, said[0], runbooks):
             # Beside memory's answer, a runbook that shares one word of the question ("orders"
-            # -> out-of-order timestamps) is noise: the answer is shown without it.
+            # -> out-of-order timestamps), and none that memory's answer lacks, is noise: the
+            # answer is shown without it.
             sources = _budget([s for s in public if s.kind != "runbook"], budget)
             actions = _proposals(sources, bodies, self.config.actions)
             runbooks, said = [], [s for s in sources if s.kind == "incident"]
@@ -314,9 +315,11 @@ class Answering:
         if self._knowledge is None:
             return []
         if _WHO.match(q.text) and question_intent(q.text) is None:
-            # "who covers orders next week?": no runbook names the team's people; who to page
-            # ("who should we escalate to?") and who is affected are questions runbooks answer.
-            return []
+            # "who covers orders next week?": runbooks rarely name the team's people; one that
+            # is about most of what is asked does ("who needs to approve a node drain?"), and
+            # one word ("who is on call?" -> "on-call lead") is too little to tell.
+            found = await self._runbook_answer(q.text, q.text) if topic_words(q.text) else []
+            return found if _about_most_of(q.text, found, at_least=2) else []
         if vague and opening:
             return await self._runbook_answer(f"{opening}\n{q.text}", q.text)
         said = asks_what_happened(q.text)
@@ -609,7 +612,8 @@ def _summary(
             rb = f"See *{top.label}* [{top.key}]: {_runbook_line(top.text)}"
         else:
             # The label names the runbook: its "# Title" line is no answer to lead with.
-            body = runbook_text.without_leading_headings(top.text) or top.text
+            named = top.label.split(" · ")[0].split(" › ")
+            body = runbook_text.without_leading_headings(top.text, named) or top.text
             rb = f"*{top.label}* [{top.key}]\n{runbook_text.to_mrkdwn(body)}"
         parts.insert(len(parts) if memory_first else 0, rb)
     return "\n".join(parts)
@@ -633,21 +637,30 @@ def _open_items(memories: list[Source]) -> str:
 
 def _memory_covers_more(question: str, memories: list[Source], runbooks: list[Source]) -> bool:
     """Whether memory's top item names more of what the question is about than the top
-    runbook section does, for a question asking for no kind of section (fix, check, meaning):
+    runbook section does (every word the section names, and more), for a question asking for no kind of section (fix, check, meaning):
     "where is the new payments key?" under a checkout alert is answered by the message that
     names the key, not by the runbook that shares only "checkout"."""
     if not memories or not runbooks or question_intent(question) is not None:
         return False
     asked, top = topic_words(question), runbooks[0]
-    return len(asked & stems(memories[0].text)) > len(asked & stems(f"{top.label} {top.text}"))
+    # Memory must name all the runbook names of it, and more: "prod-eu" alone is no reason.
+    return asked & stems(f"{top.label} {top.text}") < asked & stems(memories[0].text)
 
 
-def _about_most_of(question: str, runbooks: list[Source]) -> bool:
-    """Whether the runbook sections shown name more than half of the question's topic words
-    (a question with none is about whatever the runbook is)."""
+def _adds_nothing(question: str, memory: Source, runbooks: list[Source]) -> bool:
+    """Whether the runbook sections shown name at most half of the question's topic words and
+    none that memory's answer does not: beside that answer, they add nothing asked about."""
     asked = topic_words(question)
-    shown = stems(" ".join(f"{s.label} {s.text}" for s in runbooks))
-    return not asked or 2 * len(asked & shown) > len(asked)
+    shown = asked & stems(" ".join(f"{s.label} {s.text}" for s in runbooks))
+    return bool(asked) and 2 * len(shown) <= len(asked) and shown <= asked & stems(memory.text)
+
+
+def _about_most_of(question: str, runbooks: list[Source], *, at_least: int = 1) -> bool:
+    """Whether the runbook sections shown name more than half of the question's topic words,
+    and `at_least` of them."""
+    asked = topic_words(question)
+    shown = asked & stems(" ".join(f"{s.label} {s.text}" for s in runbooks))
+    return bool(runbooks) and 2 * len(shown) > len(asked) and len(shown) >= at_least
 
 
 def _words(text: str) -> set[str]:

@@ -12,7 +12,7 @@ later. Layout HTML (`<details>`, `<summary>`) is dropped.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 BODY_CHARS = 1_200
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -109,13 +109,24 @@ def _outside_spans(cut: str) -> str:
         return cut
 
 
-def without_leading_headings(text: str) -> str:
-    """`text` without the heading lines (and blank lines) it opens with: "# KubePodCrashLooping\n
-    \nPod is in CrashLoop..." -> "Pod is in CrashLoop..."; "" when it is only headings."""
+def without_leading_headings(text: str, names: Iterable[str]) -> str:
+    """`text` without the heading lines it opens with that only repeat one of `names` (the
+    runbook's slug or title, the section's name, as its label already shows them): "#
+    PrometheusOutOfOrderTimestamps\n\nMore information…" -> "More information…". A heading that
+    says more ("### Option A: flush the session cache") stays; "" when only such headings."""
+    said = {_squashed(n) for n in names}
     lines = text.strip().splitlines()
-    while lines and (not lines[0].strip() or _HEADING.match(lines[0].strip())):
+    while lines and (
+        not lines[0].strip()
+        or ((h := _HEADING.match(lines[0].strip())) and _squashed(h.group(1)) in said)
+    ):
         lines.pop(0)
     return "\n".join(lines)
+
+
+def _squashed(text: str) -> str:
+    """Letters and digits only, lower case: "Kube Pod Crash Looping" is "kube-pod-crash-looping"."""
+    return re.sub(r"[^a-z0-9]", "", text.lower())
 
 
 def to_mrkdwn(

@@ -49,11 +49,12 @@ _MENTION = r"(?:@(?!(?:here|channel|everyone)\b)[\w.-]+|<@[A-Z0-9]+>)"
 # wordings that say so: "failing over to Frankfurt", "moves to Resolved", "Tom now has AI-1
 # context" and "Nobody is taking AI-2" give nothing to anyone.
 _NOT_A_TAKER = (
-    r"(?!(?:it|this|that|nobody|noone|no|someone|somebody|everyone|anyone|he|she|we|they|you"
-    r"|who|what|which|the|a|an|be|do|get|make|see|him|her|them|us)\b)"
+    r"(?!(?:it|this|that|nobody|noone|no|someone|somebody|everyone|anyone|whoever|he|she|we"
+    r"|they|you|who|what|which|the|a|an|be|do|get|make|see|him|her|them|us|my|our|your|their"
+    r"|his|another|one|all|any|both|next|tomorrow|tonight|(?:sev|p)\d)\b)"
 )
-# Where the wording itself gives the item ("hand AI-3 to ___", "tom is taking AI-3"), the name
-# may be typed in lower case as chat is; without such a wording only a mention names a person.
+# A name as a handover wording gives it ("hand AI-3 to ___", "tom is taking AI-3"); one typed
+# in lower case names a person only for an action item (`_handover`).
 _PERSON = rf"(?:{_MENTION}|\bme\b|{_NOT_A_TAKER}[a-z][\w.-]*)"
 # The key ends what is taken: "deploy is taking AI-3 down" gives AI-3 to no one.
 _KEY_ENDS = r"(?=\s*(?:[.,;:!)]|$|\s+(?:over|now|from|today|tonight|then|for)\b))"
@@ -63,7 +64,7 @@ _HANDOVER = (
     rf"(?P<to2>{_PERSON})"
     rf"|\bownership of\s+{_KEY}\s+(?:moves|goes|passes)\s+to\s+(?P<to3>{_PERSON})"
     rf"|\b{_KEY}\s+(?:is\s+|was\s+)?(?:reassigned|handed(?:\s+(?:off|over))?|passed"
-    rf"(?:\s+(?:off|over|along))?)\s+to\s+(?P<to4>{_PERSON})"
+    rf"\s+(?:off|over|along))\s+to\s+(?P<to4>{_PERSON})"
     rf"|\b(?:give|gives|giving|gave|(?:re)?assign(?:s|ed|ing)?)\s+{_KEY}\s+to\s+"
     rf"(?P<to5>{_PERSON})"
     rf"|^\W*(?P<taker>{_PERSON})\s+is\s+(?:now\s+)?(?:taking|picking\s+up)"
@@ -73,6 +74,22 @@ _HANDOVER = (
     rf"|\b{_KEY}\s*(?:->|→|=>)\s*(?P<arrow>{_MENTION})"
 )
 _HANDED_TO = re.compile(_HANDOVER, re.I)
+_ACTION_ITEM_KEY = re.compile(r"\bai-\d{1,6}\b", re.I)
+
+
+def _handover(text: str) -> re.Match[str] | None:
+    """The first wording in `text` that gives an item to a person. A receiver typed in lower
+    case counts only for an action item ("handing off ai-3 to tom"): a PR, ticket or change
+    moves to places ("staging has #4512 now", "passed #4512 to ci", "canary is picking up
+    PR-4512"), an action item to people."""
+    for match in _HANDED_TO.finditer(text):
+        name = next(g for g in match.groups() if g)
+        if name[0] in "@<" or name[0].isupper() or name.lower() == "me":
+            return match
+        if _ACTION_ITEM_KEY.search(match.group(0)):
+            return match
+    return None
+
 
 # Cues anywhere in the text, strongest first; the first kind that matches wins.
 _CUES: tuple[tuple[StatementKind, re.Pattern[str]], ...] = (
@@ -95,9 +112,6 @@ _CUES: tuple[tuple[StatementKind, re.Pattern[str]], ...] = (
             r"|\b(?:i can|let me) (?:take|own|pick up|grab)"
             r" (?:(?-i:[A-Z]{1,10})-\d{1,6}|ai-\d{1,6}|#\d{1,7})"
             r"(?=\s*(?:[.,;!]|$|\s+(?:over|now|then|from|myself|too|for you|if)\b))"
-            # "handing off AI-3 to Tom", "ownership of AI-1 moves to Sam", "Ana is taking AI-2",
-            # "@sam please take AI-1", "hand off AI-1 to me": an item given to someone
-            rf"|{_HANDOVER}"
             r"|\bnew owner\b|\breassign(?:ed|ing)?\b|\bno longer\b"
             r"|\bchanged? (?:the )?plan\b|\bupdate to the above\b|\brevised\b"
             # "Actually, Tomasz will own the ticket": a message that opens by taking back
@@ -225,7 +239,8 @@ _AGREES = r"(?:ok(?:ay)?|yes|yep|sure|agreed|approved|\+1|lgtm|sounds good|deal|
 _AGREEMENT = re.compile(rf"^\W*{_AGREES}(?:\W+{_AGREES})*\W*$", re.I)
 
 _OWNER = re.compile(
-    r"(?P<name>@?[A-Z][\w.-]+|<@[A-Z0-9]+>)\s+(?:now\s+)?(?:owns|will own|takes|has taken|is on)\b"
+    rf"(?<![\w@.-]){_NOT_A_TAKER}(?P<name>@?[A-Z][\w.-]+|<@[A-Z0-9]+>)\s+(?:now\s+)?(?:owns|will own|takes"
+    r"|has taken|is on)\b"
     r"|\b(?:owner\b|assigned to|owned by)\s*[:=]?\s*(?P<name2>@?[A-Z][\w.-]+|<@[A-Z0-9]+>)"
     r"|\b(?P<self>i'?ll|i will|i can|let me)\s+(?:own|take|file|write|add|pick up|grab)\b"
     # "Ngozi will open a ticket with StorCo": a person named first, then what they will do
@@ -313,6 +328,11 @@ def classify(text: str, *, author: str | None = None) -> Statement:
             flat = flat[bare.end() :].strip() or flat
     if kind is None and flat.rstrip("*_` ").endswith("?"):
         kind = "note"  # a question asks; it does not state
+    if kind is None and _handover(flat):
+        # "handing off AI-3 to Tom", "ownership of AI-1 moves to Sam", "Ana is taking AI-2",
+        # "@sam please take AI-1", "hand off AI-1 to me": an item given to someone corrects
+        # who owned it
+        kind = "correction"
     if kind is None:
         kind = next((k for k, pattern in _CUES if pattern.search(flat)), "note")
         if kind == "decision" and _AGREEMENT.match(flat):
@@ -341,7 +361,7 @@ def without_correction_cue(text: str) -> str:
 
 def names_an_owner(text: str) -> bool:
     """Whether the text says who owns something ("Dan owns the CI check", "I'll take it")."""
-    return any(p.search(text) for p in (_OWNER, _MINE, _HANDED_TO))
+    return _handover(text) is not None or any(p.search(text) for p in (_OWNER, _MINE))
 
 
 def _bare_item(text: str) -> re.Match[str] | None:
@@ -366,7 +386,7 @@ _MINE = re.compile(r"\bis (?:now )?(?:mine|on me)\b", re.I)
 def _owner(text: str, author: str | None) -> str | None:
     if _MINE.search(text):
         return author  # "AI-3 is on me now": not "AI-3", the name before "is on"
-    if handed := _HANDED_TO.search(text):  # "handing off AI-3 to Tom": Tom, not who hands it
+    if handed := _handover(text):  # "handing off AI-3 to Tom": Tom, not who hands it
         name = next(g for g in handed.groups() if g)
         return author if name.lower() == "me" else name.lstrip("@")
     match = _OWNER.search(text)

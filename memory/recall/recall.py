@@ -550,7 +550,9 @@ class Recall:
             return items
         if not about_an_earlier_incident(query):
             named = await self._with_named_incidents(requester, kinds, query, items)
-            return named if named is not items else await self._bridged(requester, kinds, items)
+            if named is not items:
+                return named
+            return await self._bridged(requester, kinds, query, items)
         # The incident the best answer comes from, when it is not the one asked in: its
         # statements answer when none of the latest incidents' share the question's words.
         matched = next(
@@ -566,7 +568,12 @@ class Recall:
         return earlier + [i for i in items if i.id not in shown]
 
     async def _bridged(
-        self, requester: Requester, kinds: tuple[str, ...], items: list[RecallItem], most: int = 1
+        self,
+        requester: Requester,
+        kinds: tuple[str, ...],
+        query: str,
+        items: list[RecallItem],
+        most: int = 1,
     ) -> list[RecallItem]:
         """ "How did we fix the stuck partition?" finds the message that names the problem
         ("every consumer is stuck on the same partition, p7"), not the statement asked for
@@ -583,7 +590,10 @@ class Recall:
         rows = await note_store.incident_statements(
             self._db, requester, lead.incident_id, kinds=done
         )
-        said = stems(expand_identifiers(lead.text))
+        # What links the fix to the report is what the report says beyond the question's own
+        # words; numbers ("2%", "10:30") link nothing.
+        said = {w for w in stems(expand_identifiers(lead.text)) if not w.isdigit()}
+        said -= stems(query)
         shared = [
             (len(said & stems(expand_identifiers(str(r["text"])))), -i, r)
             for i, r in enumerate(rows)

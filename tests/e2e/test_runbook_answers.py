@@ -221,9 +221,12 @@ async def test_a_runbook_that_is_a_title_and_a_paragraph_leads_with_the_paragrap
 async def test_a_question_about_who_covers_something_gets_no_runbook(
     driver: SlackDriver, slack: FakeSlack
 ) -> None:
-    """Runbooks name no team's people: "who covers …" is memory's to answer or not; who to
-    escalate to is a runbook's."""
+    """Runbooks rarely name a team's people: "who covers …" is memory's to answer or not; who
+    to escalate to, or who approves a step the runbook describes, is a runbook's."""
     blocks = await answer_to(slack, driver, "who covers the kafka consumers next week?")
     assert "kafka-consumer-lag" not in blocks and "*Runbooks*" not in blocks
     escalate = await answer_to(slack, driver, "who should we escalate kafka consumer lag to?")
     assert "kafka-consumer-lag" in escalate
+    # A runbook about most of what is asked answers a "who" too.
+    approve = await answer_to(slack, driver, "who needs to approve resetting consumer offsets?")
+    assert "kafka-consumer-lag › Approvals" in approve

@@ -595,3 +595,20 @@ async def test_open_action_items_are_answered_with_the_list_and_each_handover(
         r"AI-2 dead letter topic for orders-events → \[S\d\] passing AI-2 to bob", lead
     )
     assert "AI-1 add a 1MB cap" in lead and "per-partition" not in lead
+
+
+async def test_a_runbook_that_adds_what_memory_lacks_stays_under_memorys_answer(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """Team words ("prod-eu", "4512") are in no runbook, so a runbook rarely covers most of a
+    question that names them; the checkout runbook still names what memory's answer does not
+    ("pods", "slow") and stays, one line under it."""
+    said = [(ALICE, "decision: roll back checkout in prod-eu to deploy 4509")]
+    later = await _then_a_new_incident(bot, driver, slack, said, "C0INC52")
+    question = (
+        "checkout pods in prod-eu keep getting slow after deploy 4512, what did we do last time?"
+    )
+    _, answer = await answered(driver, slack, BOSS, question, later)
+    lead = answer.text.split("\n")
+    assert lead[0].startswith("Memory says [S") and "deploy 4509" in lead[0], answer.text
+    assert lead[1].startswith("See *checkout-latency"), answer.text

@@ -498,3 +498,21 @@ async def test_a_fix_question_is_answered_by_the_decision_bridged_from_the_repor
     # A best item that already says what was chosen is the answer, not a bridge to another.
     instead = await recall.relevant(ASKER, "how did we mitigate it instead of a full replay?")
     assert "skip the bad offset" in instead[0].text, instead
+
+
+async def test_a_bridge_is_made_by_what_the_report_says_not_by_its_numbers(
+    db, redactor, embedder
+) -> None:
+    notes = Notes(db, redactor, embedder)
+    threads = Threads(db, redactor, notes=notes)
+    inc = await _incident(db, redactor, "C1")
+    for author, ts, text in [
+        (ALICE, "1700000001.000100", "dns lookups for payments-api time out on every node, 2%"),
+        (BOB, "1700000002.000100", "decision: restart coredns on each node"),
+        (ALICE, "1700000003.000100", "decision: postpone the 10:30 search deploy, 2 approvers out"),
+    ]:
+        await threads.capture(
+            ctx("C1", author=author), ts=ts, thread_ts=None, text=text, incident=inc
+        )
+    fixed = await Recall(db, embedder).relevant(ASKER, "how did we fix the payments-api dns?")
+    assert "restart coredns" in fixed[0].text, fixed

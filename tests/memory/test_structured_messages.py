@@ -141,7 +141,7 @@ def test_giving_an_item_to_someone_is_a_correction_that_names_the_new_owner() ->
         ("tom is taking AI-3", "tom"),
         ("passing AI-3 to Tom", "Tom"),
         ("assigning AI-2 to priya", "priya"),
-        ("gave #2219 to dana", "dana"),
+        ("gave #2219 to Dana", "Dana"),
         ("AI-4 passed along to kim", "kim"),
         ("<@U123> pls take AI-1", "<@U123>"),
         ("AI-1 -> @ana", "ana"),  # an arrow to a mention, not an item labelled "AI-1 -"
@@ -153,6 +153,8 @@ def test_giving_an_item_to_someone_is_a_correction_that_names_the_new_owner() ->
     assert classify("ownership of AI-1 goes to the backlog").owner is None  # no "ship"
     assert classify("deploy is taking AI-3 down").owner is None
     assert classify("AI-3 -> done").owner is None  # only a mention after an arrow is a person
+    for nobody in ("hand AI-3 to whoever is on call tonight", "pass AI-3 to next shift"):
+        assert classify(nobody).owner is None, nobody
     for talk in (
         "rolled back #2219, handing over to EU on-call",
         "INC-1234: failing over to Frankfurt now",
@@ -163,6 +165,14 @@ def test_giving_an_item_to_someone_is_a_correction_that_names_the_new_owner() ->
         "the deploy is taking AI-3 down with it",
         "who is taking AI-3?",
         "handing AI-3 to the db team",
+        # A PR, ticket or change moves to places; only an action item goes to a lower-case name.
+        "canary is picking up PR-4512 now",
+        "prod has PR-4512 now",
+        "fyi: staging has #4512 now",
+        "pipeline is taking PR-4512 for a spin",
+        "passed #4512 to ci",
+        "CHG-881 passed to CAB",
+        "assigned INC-4512 to sev2",
     ):
         assert classify(talk).kind != "correction", talk
 

@@ -177,7 +177,11 @@ def test_a_section_in_one_line_is_its_first_words_without_markdown(section: str,
     assert first_words(section) == line
 
 
-def test_a_section_is_shown_without_the_headings_it_opens_with() -> None:
+def test_a_section_is_shown_without_the_headings_that_only_repeat_its_label() -> None:
     text = "# KubePodCrashLooping\n\n## Meaning\nA pod keeps restarting.\n## Impact\nNone."
-    assert without_leading_headings(text) == "A pod keeps restarting.\n## Impact\nNone."
-    assert without_leading_headings("# Only a title\n\n") == ""
+    named = ["kube-pod-crash-looping", "Meaning"]
+    assert without_leading_headings(text, named) == "A pod keeps restarting.\n## Impact\nNone."
+    assert without_leading_headings("# Kube Pod Crash Looping\n\n", named) == ""
+    # A heading that says more than the label is content: it stays.
+    option = "### Option A: flush the session cache (safe)\n`redis-cli -n 2 FLUSHDB`"
+    assert without_leading_headings(option, ["redis-memory-high", "Mitigation"]) == option
