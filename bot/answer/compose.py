@@ -17,7 +17,12 @@ from typing import TYPE_CHECKING, Literal, TypeVar
 from bot.answer import messages, runbook_text
 from knowledge.intent import question_intent
 from knowledge.search import see_also
-from memory.episodes.statements import finishes_sentence, strip_label, without_correction_cue
+from memory.episodes.statements import (
+    finishes_sentence,
+    names_an_owner,
+    strip_label,
+    without_correction_cue,
+)
 from memory.recall.earlier import asked_kinds, asks_what_happened, topic_words, without_frame
 from memory.recall.open_items import asks_open_items
 from memory.recall.outcomes import asks_outcome, reports_outcome
@@ -590,6 +595,15 @@ def _summary(
     if len(memories) > 1 and asks_open_items(question):
         # "What are the open action items?" is answered by the list, not by its first item.
         parts.append(_open_items(memories))
+    elif len(memories) > 1 and _hands_over(memories[0], memories[1]):
+        # "Sure, I'll take the renewal job fix over" above the item it took: what the item is
+        # stays true, so the lead says it, then who has it now.
+        top, item = memories
+        label = item.label.removesuffix(SUPERSEDED_LABEL)
+        parts.append(
+            f"Memory says [{item.key}] ({label}): {_first_sentence(strip_label(item.text))}"
+            f" → [{top.key}] ({top.label}): {_first_sentence(top.text)}"
+        )
     elif memories:
         top = memories[0]
         # What is true now: a correction is stated without how it opened ("scratch that, …").
@@ -617,6 +631,17 @@ def _summary(
             rb = f"*{top.label}* [{top.key}]\n{runbook_text.to_mrkdwn(body)}"
         parts.insert(len(parts) if memory_first else 0, rb)
     return "\n".join(parts)
+
+
+def _hands_over(top: Source, below: Source) -> bool:
+    """Whether `top` is a correction that gives the item shown under it (which it superseded)
+    to someone, rather than saying something else is true."""
+    return (
+        top.label.startswith(KIND_NAMES.get("correction", "correction"))
+        and below.label.startswith(KIND_NAMES.get("action", "action"))
+        and below.label.endswith(SUPERSEDED_LABEL)
+        and names_an_owner(top.text)
+    )
 
 
 def _open_items(memories: list[Source]) -> str:

@@ -99,6 +99,10 @@ _CUES: tuple[tuple[StatementKind, re.Pattern[str]], ...] = (
             r"\bscratch that\b|\bcorrection\b|\bi was wrong\b|\bignore (?:that|my last)\b"
             r"|\bnot .{1,40} after all\b|\bactually (?:it'?s|it is|it was|the|we)\b"
             r"|\b(?:takes?|taking|took) (?:it |this |that )?over\b|\bover from\b"
+            # "Sure, I'll take the renewal job fix over": a named piece of work, said by the
+            # one who takes it (the clause ends there: "take the dashboards over to ops" gives)
+            r"|\b(?:i'?ll|i will|i can|let me) take (?:the |that |this )?(?:[\w-]+ ){1,4}over"
+            r"(?=\s*(?:[.,;!]|$|\s+(?:now|then|from|too|for you|if)\b))"
             # "I'll take AI-1 myself", "sure, I'll take AI-3 over": an item someone else owned
             # (a key in capitals, or an action item's in any case: "taking node-4 from the
             # pool" hands nothing over)

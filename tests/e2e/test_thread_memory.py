@@ -612,3 +612,27 @@ async def test_a_runbook_that_adds_what_memory_lacks_stays_under_memorys_answer(
     lead = answer.text.split("\n")
     assert lead[0].startswith("Memory says [S") and "deploy 4509" in lead[0], answer.text
     assert lead[1].startswith("See *checkout-latency"), answer.text
+
+
+async def test_a_handed_over_item_leads_with_what_it_is_and_then_who_has_it(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """A handover changes who owns an item, not what it is: asked about the item, the lead says
+    what it is (the superseded action) and then the handover, not the handover alone."""
+    root = await _thread(
+        driver,
+        slack,
+        [
+            (BOB, "AI-4 repoint the cert-renewer at acme-account-v2 — @bob"),
+            (BOB, "handing off AI-4 to Alice, I'm out from tomorrow"),
+        ],
+    )
+    await finished(bot, answers=0, captured=2)
+    await driver.mention(INCIDENT, BOSS, "what is AI-4 about and who has it?", thread_ts=root)
+    answer = (await eventually(lambda: slack.workspace.bot_messages(INCIDENT, root)))[-1]
+    lead = answer.text.split("\n")[0]
+    assert re.match(
+        r"Memory says \[S\d\] \(action · bob · [^)]*\): AI-4 repoint the cert-renewer at "
+        r"acme-account-v2 — @bob → \[S\d\] \(correction · bob · [^)]*\): handing off AI-4 to Alice",
+        lead,
+    ), lead

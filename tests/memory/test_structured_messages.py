@@ -369,3 +369,10 @@ def test_rc_with_a_colon_labels_a_root_cause_and_a_release_candidate_is_none() -
     assert classify("*RC*: the cron flushed the cache").kind == "root_cause"
     for other in ("rc-2 is out, deploying after lunch", "rc2 build is green"):
         assert classify(other).kind != "root_cause", other
+
+
+def test_taking_a_named_piece_of_work_over_is_a_handover_to_the_one_who_says_it() -> None:
+    said = "Sure, I'll take the renewal job fix over."
+    assert classify(said, author="boris") == Statement("correction", said, "boris")
+    # Taking something over to a place gives it to no one.
+    assert classify("I'll take the dashboards over to ops", author="boris").kind != "correction"
