@@ -456,6 +456,16 @@ def says_something(text: str) -> bool:
     return bool(_HEADING_LINE.sub("", text).strip())
 
 
+_LINK_LINE = re.compile(r"^\s*(?:[-*+]\s+)?(?:\[[^\]\n]+\]\([^)\s]+\)[\s,.;]*)+$")
+
+
+def only_links(text: str) -> bool:
+    """Whether a section is only a list of links ("## Related\n- [high-latency](…)"): where to go
+    next, not an answer to lead with."""
+    lines = [line for line in _HEADING_LINE.sub("", text).splitlines() if line.strip()]
+    return bool(lines) and all(_LINK_LINE.match(line) for line in lines)
+
+
 def see_also(top: RunbookHit, others: Sequence[RunbookHit]) -> list[RunbookHit]:
     """The other runbooks close enough to the top one to mention (score >= SEE_ALSO_FLOOR of it)."""
     return [h for h in others if top.score > 0 and h.score >= SEE_ALSO_FLOOR * top.score]
@@ -474,7 +484,7 @@ def choose_sections(
 
     def key(row: Any) -> tuple[float, ...]:
         cid, path, text = row[0], json.loads(row[2]), row[5]
-        substantive = len(text.strip()) >= SUBSTANTIVE_CHARS
+        substantive = len(text.strip()) >= SUBSTANTIVE_CHARS and not only_links(text)
         kind = section_kind(path, text)
         wanted = intent is not None and kind == intent
         next_up = intent is not None and kind == FOLLOW_UP[intent] and len(path) <= 1

@@ -134,3 +134,32 @@ def test_a_reported_problem_is_answered_with_the_fix_and_an_unread_question_by_r
     text: str, intent: str | None
 ) -> None:
     assert reading_intent(text) == intent
+
+
+async def test_a_section_of_only_links_never_leads(
+    tmp_path: Path, onnx: OnnxMiniLmEmbedder
+) -> None:
+    corpus = {
+        "pool-exhausted": """# Connection pool exhausted
+
+The service's database connection pool has no free connections; requests wait and time out.
+
+## Mitigation
+Raise the pool size only after finding who holds the connections; kill idle transactions.
+
+## Related
+- [high-latency](high-latency.md)
+- [elevated-errors](elevated-errors.md)
+- [deployment-rollback](deployment-rollback.md)
+""",
+    }
+    db = await Database.open(tmp_path / "k.db")
+    try:
+        k = Knowledge(db, write_corpus(tmp_path / "rb", corpus), onnx)
+        result = await k.search(
+            "connection pool exhausted, high latency and elevated errors", limit=1
+        )
+        assert not result.abstained
+        assert result.hits[0].sections[0].heading != "Related", result.hits[0].sections
+    finally:
+        await db.close()
