@@ -27,7 +27,7 @@ from memory.recall.earlier import asked_kinds, asks_what_happened, topic_words, 
 from memory.recall.open_items import asks_open_items
 from memory.recall.outcomes import asks_outcome, reports_outcome
 from memory.recall.recall import AskedIn
-from memory.text import STOP_WORDS, stems
+from memory.text import STOP_WORDS, item_references, stems
 
 if TYPE_CHECKING:
     from knowledge.search import Knowledge, RunbookHit
@@ -595,14 +595,14 @@ def _summary(
     if len(memories) > 1 and asks_open_items(question):
         # "What are the open action items?" is answered by the list, not by its first item.
         parts.append(_open_items(memories))
-    elif len(memories) > 1 and _hands_over(memories[0], memories[1]):
+    elif len(memories) > 1 and (handed := _handover_said(memories[0], memories[1], question)):
         # "Sure, I'll take the renewal job fix over" above the item it took: what the item is
         # stays true, so the lead says it, then who has it now.
-        top, item = memories
+        top, item = memories[:2]
         label = item.label.removesuffix(SUPERSEDED_LABEL)
+        what = _first_sentence(strip_label(item.text).split("\n", 1)[0].split("```", 1)[0], 160)
         parts.append(
-            f"Memory says [{item.key}] ({label}): {_first_sentence(strip_label(item.text))}"
-            f" → [{top.key}] ({top.label}): {_first_sentence(top.text)}"
+            f"Memory says [{item.key}] ({label}): {what} → [{top.key}] ({top.label}): {handed}"
         )
     elif memories:
         top = memories[0]
@@ -633,15 +633,23 @@ def _summary(
     return "\n".join(parts)
 
 
-def _hands_over(top: Source, below: Source) -> bool:
-    """Whether `top` is a correction that gives the item shown under it (which it superseded)
-    to someone, rather than saying something else is true."""
-    return (
-        top.label.startswith(KIND_NAMES.get("correction", "correction"))
-        and below.label.startswith(KIND_NAMES.get("action", "action"))
+def _handover_said(top: Source, below: Source, question: str) -> str | None:
+    """The sentence of `top` that gives the action shown under it (which it superseded) to
+    someone, without how the correction opens ("actually, Alice will own AI-4" -> "Alice will
+    own AI-4"); None when `top` is no such handover: not a correction, not over an action, or
+    one whose shown sentence names no owner or another item than the action's key."""
+    correction, action = KIND_NAMES.get("correction", "correction"), KIND_NAMES.get("action")
+    if not (
+        top.label.startswith(correction)
+        and below.label.startswith(action or "action")
         and below.label.endswith(SUPERSEDED_LABEL)
-        and names_an_owner(top.text)
-    )
+    ):
+        return None
+    said = _answering_sentence(without_correction_cue(top.text), question)
+    keys = item_references(below.text, any_case=True)
+    if not names_an_owner(said) or (keys and not keys & item_references(said, any_case=True)):
+        return None
+    return said
 
 
 def _open_items(memories: list[Source]) -> str:

@@ -83,12 +83,17 @@ def _handover(text: str) -> re.Match[str] | None:
     moves to places ("staging has #4512 now", "passed #4512 to ci", "canary is picking up
     PR-4512"), an action item to people."""
     for match in _HANDED_TO.finditer(text):
-        name = next(g for g in match.groups() if g)
+        name = next(n for n in match.groupdict().values() if n)
         if name[0] in "@<" or name[0].isupper() or name.lower() == "me":
             return match
-        if _ACTION_ITEM_KEY.search(match.group(0)):
+        if _ACTION_ITEM_KEY.search(match.group(0)) or _TO_A_PERSON.search(match.group(0)):
             return match
     return None
+
+
+#: Wordings that only ever give to a person: "handing off OPS-12 to maya", "ownership of INC-7
+#: moves to priya", "OPS-3 was reassigned to dev" (not "passed to ci", "staging has #4512 now").
+_TO_A_PERSON = re.compile(r"\b(?:hand(?:s|ed|ing)?|ownership|reassigned)\b", re.I)
 
 
 # Cues anywhere in the text, strongest first; the first kind that matches wins.
@@ -101,7 +106,10 @@ _CUES: tuple[tuple[StatementKind, re.Pattern[str]], ...] = (
             r"|\b(?:takes?|taking|took) (?:it |this |that )?over\b|\bover from\b"
             # "Sure, I'll take the renewal job fix over": a named piece of work, said by the
             # one who takes it (the clause ends there: "take the dashboards over to ops" gives)
-            r"|\b(?:i'?ll|i will|i can|let me) take (?:the |that |this )?(?:[\w-]+ ){1,4}over"
+            # ("let me take a second look over", "I'll take a pass over now" take nothing)
+            r"|\b(?:i'?ll|i will|i can|let me) take (?:the |that |this )?"
+            r"(?!(?:a|an|another|one|some|any|more|few)\b)(?:[\w-]+ ){0,3}"
+            r"(?!(?:look|pass|glance|peek|once|load)\b)[\w-]+ over"
             r"(?=\s*(?:[.,;!]|$|\s+(?:now|then|from|too|for you|if)\b))"
             # "I'll take AI-1 myself", "sure, I'll take AI-3 over": an item someone else owned
             # (a key in capitals, or an action item's in any case: "taking node-4 from the

@@ -624,7 +624,7 @@ async def test_a_handed_over_item_leads_with_what_it_is_and_then_who_has_it(
         slack,
         [
             (BOB, "AI-4 repoint the cert-renewer at acme-account-v2 — @bob"),
-            (BOB, "handing off AI-4 to Alice, I'm out from tomorrow"),
+            (BOB, "Thanks all. Handing off AI-4 to Alice, I'm out from tomorrow"),
         ],
     )
     await finished(bot, answers=0, captured=2)
@@ -633,6 +633,23 @@ async def test_a_handed_over_item_leads_with_what_it_is_and_then_who_has_it(
     lead = answer.text.split("\n")[0]
     assert re.match(
         r"Memory says \[S\d\] \(action · bob · [^)]*\): AI-4 repoint the cert-renewer at "
-        r"acme-account-v2 — @bob → \[S\d\] \(correction · bob · [^)]*\): handing off AI-4 to Alice",
+        r"acme-account-v2 — @bob → \[S\d\] \(correction · bob · [^)]*\): (?:… )?Handing off AI-4 "
+        r"to Alice",
         lead,
     ), lead
+    # A correction that gives something else to someone is no handover of the action.
+    other = await _thread(
+        driver,
+        slack,
+        [
+            (BOB, "AI-3 add an alert on cert-renewer expiry — @bob"),
+            (
+                ALICE,
+                "scratch that, the cert-renewer is fine, it was DNS. Dan owns the DNS check now",
+            ),
+        ],
+    )
+    await finished(bot, answers=1, captured=4)
+    await driver.mention(INCIDENT, BOSS, "who owns the cert-renewer alert?", thread_ts=other)
+    said = (await eventually(lambda: slack.workspace.bot_messages(INCIDENT, other)))[-1]
+    assert " → [S" not in said.text.split("\n")[0], said.text

@@ -374,5 +374,17 @@ def test_rc_with_a_colon_labels_a_root_cause_and_a_release_candidate_is_none() -
 def test_taking_a_named_piece_of_work_over_is_a_handover_to_the_one_who_says_it() -> None:
     said = "Sure, I'll take the renewal job fix over."
     assert classify(said, author="boris") == Statement("correction", said, "boris")
-    # Taking something over to a place gives it to no one.
-    assert classify("I'll take the dashboards over to ops", author="boris").kind != "correction"
+    # Taking something over to a place, or a look over something, gives it to no one.
+    for other in (
+        "I'll take the dashboards over to ops",
+        "let me take a second look over",
+        "I'll take a pass over now",
+        "I can take a few of these over",
+    ):
+        assert classify(other, author="boris").kind != "correction", other
+    # A ticket handed to a lower-case name by a wording that only gives to people.
+    for said, owner in (
+        ("ownership of INC-7 moves to priya", "priya"),
+        ("handing off OPS-12 to maya", "maya"),
+    ):
+        assert classify(said) == Statement("correction", said, owner), said
