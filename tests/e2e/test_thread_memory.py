@@ -167,6 +167,12 @@ async def test_no_similar_past_incident_is_said_plainly(
     assert "No similar past incidents found." in json.dumps(answer.blocks)
 
 
+async def _asked_in_thread(driver: SlackDriver, slack: FakeSlack, root: str, question: str) -> Any:
+    """The bot's newest answer in the thread `root` after the boss asks `question` in it."""
+    await driver.mention(INCIDENT, BOSS, question, thread_ts=root)
+    return (await eventually(lambda: slack.workspace.bot_messages(INCIDENT, root)))[-1]
+
+
 async def _then_a_new_incident(
     bot: Runtime,
     driver: SlackDriver,
@@ -542,8 +548,7 @@ async def test_a_fact_said_in_the_thread_leads_over_a_runbook_that_only_shares_i
     )
     await finished(bot, answers=0, captured=2)
     question = "where is the new payments sandbox key for checkout?"
-    await driver.mention(INCIDENT, BOSS, question, thread_ts=root)
-    answer = (await eventually(lambda: slack.workspace.bot_messages(INCIDENT, root)))[-1]
+    answer = await _asked_in_thread(driver, slack, root, question)
     lead = answer.text.split("\n")
     assert lead[0].startswith("Memory says [S") and "new one is in vault" in lead[0]
     assert "checkout-latency" not in json.dumps(answer.blocks)
@@ -587,8 +592,7 @@ async def test_open_action_items_are_answered_with_the_list_and_each_handover(
         ],
     )
     await finished(bot, answers=0, captured=5)
-    await driver.mention(INCIDENT, BOSS, "what are the open action items?", thread_ts=root)
-    answer = (await eventually(lambda: slack.workspace.bot_messages(INCIDENT, root)))[-1]
+    answer = await _asked_in_thread(driver, slack, root, "what are the open action items?")
     lead = answer.text.split("*Memory*")[0]
     assert lead.startswith("Open items memory shows (2):"), lead
     assert re.search(
@@ -628,8 +632,7 @@ async def test_a_handed_over_item_leads_with_what_it_is_and_then_who_has_it(
         ],
     )
     await finished(bot, answers=0, captured=2)
-    await driver.mention(INCIDENT, BOSS, "what is AI-4 about and who has it?", thread_ts=root)
-    answer = (await eventually(lambda: slack.workspace.bot_messages(INCIDENT, root)))[-1]
+    answer = await _asked_in_thread(driver, slack, root, "what is AI-4 about and who has it?")
     lead = answer.text.split("\n")[0]
     assert re.match(
         r"Memory says \[S\d\] \(action · bob · [^)]*\): AI-4 repoint the cert-renewer at "
@@ -650,6 +653,5 @@ async def test_a_handed_over_item_leads_with_what_it_is_and_then_who_has_it(
         ],
     )
     await finished(bot, answers=1, captured=4)
-    await driver.mention(INCIDENT, BOSS, "who owns the cert-renewer alert?", thread_ts=other)
-    said = (await eventually(lambda: slack.workspace.bot_messages(INCIDENT, other)))[-1]
+    said = await _asked_in_thread(driver, slack, other, "who owns the cert-renewer alert?")
     assert " → [S" not in said.text.split("\n")[0], said.text

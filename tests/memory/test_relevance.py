@@ -469,21 +469,31 @@ async def test_a_correction_supersedes_only_the_shown_item_it_says_most_about(
     assert items[0].text.startswith("scratch that") or items[1].text.startswith("scratch that")
 
 
-async def _consumer_incident(db, redactor, embedder) -> Recall:
-    notes = Notes(db, redactor, embedder)
-    threads = Threads(db, redactor, notes=notes)
+async def _thread_of(db, redactor, embedder, lines: list[tuple[str, str]]) -> Recall:
+    """`lines` (author, text) said in one incident's channel C1, a second apart."""
+    threads = Threads(db, redactor, notes=Notes(db, redactor, embedder))
     inc = await _incident(db, redactor, "C1")
-    for author, ts, text in [
-        (ALICE, "1700000001.000100", "every consumer is stuck on the same partition, p7"),
-        (BOB, "1700000002.000100", "checked: the live-blog polls are cached at the edge, not it"),
-        (BOB, "1700000003.000100", "root cause: the feed cache key expired at the edge on p7"),
-        (ALICE, "1700000004.000100", "decision: skip the bad offset on p7, not a full replay"),
-        (BOB, "1700000005.000100", "mitigation: restarted the consumers reading p7"),
-    ]:
+    for n, (author, text) in enumerate(lines, start=1):
+        ts = f"17000000{n:02d}.000100"
         await threads.capture(
             ctx("C1", author=author), ts=ts, thread_ts=None, text=text, incident=inc
         )
     return Recall(db, embedder)
+
+
+async def _consumer_incident(db, redactor, embedder) -> Recall:
+    return await _thread_of(
+        db,
+        redactor,
+        embedder,
+        [
+            (ALICE, "every consumer is stuck on the same partition, p7"),
+            (BOB, "checked: the live-blog polls are cached at the edge, not it"),
+            (BOB, "root cause: the feed cache key expired at the edge on p7"),
+            (ALICE, "decision: skip the bad offset on p7, not a full replay"),
+            (BOB, "mitigation: restarted the consumers reading p7"),
+        ],
+    )
 
 
 async def test_a_fix_question_is_answered_by_the_decision_bridged_from_the_report(
@@ -503,16 +513,15 @@ async def test_a_fix_question_is_answered_by_the_decision_bridged_from_the_repor
 async def test_a_bridge_is_made_by_what_the_report_says_not_by_its_numbers(
     db, redactor, embedder
 ) -> None:
-    notes = Notes(db, redactor, embedder)
-    threads = Threads(db, redactor, notes=notes)
-    inc = await _incident(db, redactor, "C1")
-    for author, ts, text in [
-        (ALICE, "1700000001.000100", "dns lookups for payments-api time out on every node, 2%"),
-        (BOB, "1700000002.000100", "decision: restart coredns on each node"),
-        (ALICE, "1700000003.000100", "decision: postpone the 10:30 search deploy, 2 approvers out"),
-    ]:
-        await threads.capture(
-            ctx("C1", author=author), ts=ts, thread_ts=None, text=text, incident=inc
-        )
-    fixed = await Recall(db, embedder).relevant(ASKER, "how did we fix the payments-api dns?")
+    recall = await _thread_of(
+        db,
+        redactor,
+        embedder,
+        [
+            (ALICE, "dns lookups for payments-api time out on every node, 2%"),
+            (BOB, "decision: restart coredns on each node"),
+            (ALICE, "decision: postpone the 10:30 search deploy, 2 approvers out"),
+        ],
+    )
+    fixed = await recall.relevant(ASKER, "how did we fix the payments-api dns?")
     assert "restart coredns" in fixed[0].text, fixed
