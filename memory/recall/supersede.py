@@ -67,12 +67,13 @@ def corrects(
     decision or a root cause that happens to share a word with it."""
     if correction_id <= earlier_id:
         return False
-    if (
-        earlier_kind is not None
-        and earlier_kind not in ("action", "note")
-        and names_an_owner(correction_text)
-    ):
-        return False
+    if earlier_kind is not None and names_an_owner(correction_text):
+        # A plain note is an item only when it names who owns it ("Hamid owns the CI check");
+        # "the renewal job has been failing since 12 Nov" is given to no one.
+        if earlier_kind not in ("action", "note"):
+            return False
+        if earlier_kind == "note" and not names_an_owner(earlier_text):
+            return False
     shared = (_topic(earlier_text) & _topic(correction_text)) - _CORRECTION_WORDS
     named, naming = item_references(earlier_text), item_references(correction_text)
     # A handover of another item: "handing off AI-3 to Tom" leaves "AI-2 … — @tom" be, unless

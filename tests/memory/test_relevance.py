@@ -316,6 +316,11 @@ def test_a_correction_naming_a_new_owner_corrects_the_action_not_a_decision() ->
     assert corrects(action, 2, fix, 3, earlier_kind="action")
     assert corrects(decision, 1, "scratch that, roll back checkout to v40 instead", 3,
                     earlier_kind="decision")  # fmt: skip
+    # A plain note is an item to hand over only when it names who owns it.
+    taken = "Sure, I'll take the renewal job fix over."
+    assert not corrects("the renewal job fix is failing since 12 Nov", 1, taken, 2,
+                        earlier_kind="note")  # fmt: skip
+    assert corrects("Cyrus owns the renewal job fix", 1, taken, 2, earlier_kind="note")
 
 
 def test_a_question_that_asks_two_things_is_read_as_its_parts() -> None:
