@@ -146,7 +146,7 @@ def summarise(messages: Sequence[Line], names: Mapping[str, str] | None = None) 
             if said.kind == "correction":
                 root_cause = _apply_correction(said, line, root_cause, sections, author)
             if said.kind == "root_cause":
-                root_cause = line
+                root_cause = _ROOT_CAUSE_IS.sub("", line, count=1) or line
             elif said.kind == "status" or (
                 said.kind == "mitigation" and not (status and _later_status(status))
             ):
@@ -211,6 +211,14 @@ _SECTION_OF = {
     "mitigation": "mitigations",
     "correction": None,
 }
+
+
+# "root cause is the bulk import api…" reads "Root cause: root cause is …" under its heading.
+_ROOT_CAUSE_IS = re.compile(
+    r"^\W*(?:so,?\s+|ok,?\s+)?(?:the\s+)?(?:root[ -]?cause|rca)\s+(?:is|was|seems to be"
+    r"|looks like)\s+(?:that\s+)?",
+    re.I,
+)
 
 
 def _names(line: str, person: str) -> bool:

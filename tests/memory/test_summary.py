@@ -45,6 +45,13 @@ def test_a_corrected_root_cause_is_the_one_the_roll_up_gives() -> None:
     assert s.root_cause == "the db host DNS was fine, the pool was exhausted"
 
 
+def test_a_root_cause_said_as_root_cause_is_is_not_repeated_under_its_heading() -> None:
+    said = "root cause is the bulk import api has no size cap, one 14MB order blew max.poll"
+    s = summarise(_thread("consumer lag 2.1M", said))
+    assert s.root_cause == "the bulk import api has no size cap, one 14MB order blew max.poll"
+    assert "Root cause: the bulk import api" in s.text
+
+
 @pytest.mark.parametrize(
     ("said", "now_true"),
     [
