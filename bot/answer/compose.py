@@ -638,10 +638,9 @@ def _handover_said(top: Source, below: Source, question: str) -> str | None:
     someone, without how the correction opens ("actually, Alice will own AI-4" -> "Alice will
     own AI-4"); None when `top` is no such handover: not a correction, not over an action, or
     one whose shown sentence names no owner or another item than the action's key."""
-    correction, action = KIND_NAMES.get("correction", "correction"), KIND_NAMES.get("action")
     if not (
-        top.label.startswith(correction)
-        and below.label.startswith(action or "action")
+        top.label.startswith(KIND_NAMES["correction"])
+        and below.label.startswith(KIND_NAMES["action"])
         and below.label.endswith(SUPERSEDED_LABEL)
     ):
         return None
@@ -670,21 +669,26 @@ def _open_items(memories: list[Source]) -> str:
 
 def _memory_covers_more(question: str, memories: list[Source], runbooks: list[Source]) -> bool:
     """Whether memory's top item names more of what the question is about than the top
-    runbook section does (every word the section names, and more), for a question asking for no kind of section (fix, check, meaning):
-    "where is the new payments key?" under a checkout alert is answered by the message that
-    names the key, not by the runbook that shares only "checkout"."""
+    runbook section does (every word the section names, and more), for a question asking for
+    no kind of section (fix, check, meaning): "where is the new payments key?" under a checkout
+    alert is answered by the message that names the key, not by the runbook sharing "checkout"."""
     if not memories or not runbooks or question_intent(question) is not None:
         return False
-    asked, top = topic_words(question), runbooks[0]
+    asked = topic_words(question)
     # Memory must name all the runbook names of it, and more: "prod-eu" alone is no reason.
-    return asked & stems(f"{top.label} {top.text}") < asked & stems(memories[0].text)
+    return _covered(asked, runbooks[:1]) < asked & stems(memories[0].text)
+
+
+def _covered(asked: set[str], runbooks: list[Source]) -> set[str]:
+    """The topic words `asked` that the runbook sections (label and text) name."""
+    return asked & stems(" ".join(f"{s.label} {s.text}" for s in runbooks))
 
 
 def _adds_nothing(question: str, memory: Source, runbooks: list[Source]) -> bool:
     """Whether the runbook sections shown name at most half of the question's topic words and
     none that memory's answer does not: beside that answer, they add nothing asked about."""
     asked = topic_words(question)
-    shown = asked & stems(" ".join(f"{s.label} {s.text}" for s in runbooks))
+    shown = _covered(asked, runbooks)
     return bool(asked) and 2 * len(shown) <= len(asked) and shown <= asked & stems(memory.text)
 
 
@@ -692,7 +696,7 @@ def _about_most_of(question: str, runbooks: list[Source], *, at_least: int = 1) 
     """Whether the runbook sections shown name more than half of the question's topic words,
     and `at_least` of them."""
     asked = topic_words(question)
-    shown = asked & stems(" ".join(f"{s.label} {s.text}" for s in runbooks))
+    shown = _covered(asked, runbooks)
     return bool(runbooks) and 2 * len(shown) > len(asked) and len(shown) >= at_least
 
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
+from knowledge.names import name_key
+
 BODY_CHARS = 1_200
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*$")
@@ -114,19 +116,14 @@ def without_leading_headings(text: str, names: Iterable[str]) -> str:
     runbook's slug or title, the section's name, as its label already shows them): "#
     PrometheusOutOfOrderTimestamps\n\nMore information…" -> "More information…". A heading that
     says more ("### Option A: flush the session cache") stays; "" when only such headings."""
-    said = {_squashed(n) for n in names}
+    said = {name_key(n) for n in names}
     lines = text.strip().splitlines()
     while lines and (
         not lines[0].strip()
-        or ((h := _HEADING.match(lines[0].strip())) and _squashed(h.group(1)) in said)
+        or ((h := _HEADING.match(lines[0].strip())) and name_key(h.group(1)) in said)
     ):
         lines.pop(0)
     return "\n".join(lines)
-
-
-def _squashed(text: str) -> str:
-    """Letters and digits only, lower case: "Kube Pod Crash Looping" is "kube-pod-crash-looping"."""
-    return re.sub(r"[^a-z0-9]", "", text.lower())
 
 
 def to_mrkdwn(

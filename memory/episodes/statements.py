@@ -75,6 +75,9 @@ _HANDOVER = (
 )
 _HANDED_TO = re.compile(_HANDOVER, re.I)
 _ACTION_ITEM_KEY = re.compile(r"\bai-\d{1,6}\b", re.I)
+#: Wordings that only ever give to a person: "handing off OPS-12 to maya", "ownership of INC-7
+#: moves to priya", "OPS-3 was reassigned to dev" (not "passed to ci", "staging has #4512 now").
+_TO_A_PERSON = re.compile(r"\b(?:hand(?:s|ed|ing)?|ownership|reassigned)\b", re.I)
 
 
 def _handover(text: str) -> re.Match[str] | None:
@@ -89,11 +92,6 @@ def _handover(text: str) -> re.Match[str] | None:
         if _ACTION_ITEM_KEY.search(match.group(0)) or _TO_A_PERSON.search(match.group(0)):
             return match
     return None
-
-
-#: Wordings that only ever give to a person: "handing off OPS-12 to maya", "ownership of INC-7
-#: moves to priya", "OPS-3 was reassigned to dev" (not "passed to ci", "staging has #4512 now").
-_TO_A_PERSON = re.compile(r"\b(?:hand(?:s|ed|ing)?|ownership|reassigned)\b", re.I)
 
 
 # Cues anywhere in the text, strongest first; the first kind that matches wins.
@@ -251,8 +249,8 @@ _AGREES = r"(?:ok(?:ay)?|yes|yep|sure|agreed|approved|\+1|lgtm|sounds good|deal|
 _AGREEMENT = re.compile(rf"^\W*{_AGREES}(?:\W+{_AGREES})*\W*$", re.I)
 
 _OWNER = re.compile(
-    rf"(?<![\w@.-]){_NOT_A_TAKER}(?P<name>@?[A-Z][\w.-]+|<@[A-Z0-9]+>)\s+(?:now\s+)?(?:owns|will own|takes"
-    r"|has taken|is on)\b"
+    rf"(?<![\w@.-]){_NOT_A_TAKER}(?P<name>@?[A-Z][\w.-]+|<@[A-Z0-9]+>)\s+(?:now\s+)?"
+    r"(?:owns|will own|takes|has taken|is on)\b"
     r"|\b(?:owner\b|assigned to|owned by)\s*[:=]?\s*(?P<name2>@?[A-Z][\w.-]+|<@[A-Z0-9]+>)"
     r"|\b(?P<self>i'?ll|i will|i can|let me)\s+(?:own|take|file|write|add|pick up|grab)\b"
     # "Ngozi will open a ticket with StorCo": a person named first, then what they will do
