@@ -530,3 +530,21 @@ async def test_a_bridge_is_made_by_what_the_report_says_not_by_its_numbers(
     )
     fixed = await recall.relevant(ASKER, "how did we fix the payments-api dns?")
     assert "restart coredns" in fixed[0].text, fixed
+
+
+async def test_a_personal_decision_the_store_returned_is_never_bridged_in(
+    db, redactor, embedder, monkeypatch
+) -> None:
+    """Code layer of the bridge: were the incident-statements query to return the asker's own
+    decision (its SQL keeps personal rows out), the shared answer still never leads with it."""
+    from memory.store import notes as note_store
+
+    recall = await _thread_of(
+        db, redactor, embedder, [(ALICE, "every consumer is stuck on the same partition, p7")]
+    )
+    await Notes(db, redactor, embedder).save(
+        ctx("C1", scope="user", user="UASK"), "decision: skip the bad offset on p7", "decision"
+    )
+    monkeypatch.setattr(note_store, "incident_statements", await store_returning_personal_rows(db))
+    fixed = await recall.relevant(ASKER, "how did we fix the stuck partition?")
+    assert fixed and all(i.scope != "user" for i in fixed), fixed

@@ -14,6 +14,7 @@ import pytest
 from bot.answer import messages
 from bot.answer.compose import (
     OUTCOME_LABEL,
+    SUPERSEDED_LABEL,
     Answer,
     Answering,
     AnsweringConfig,
@@ -21,6 +22,7 @@ from bot.answer.compose import (
     Source,
     ThreadKey,
     _budget,
+    _handover_said,
     _proposals,
     _summary,
     estimate_tokens,
@@ -398,3 +400,31 @@ def test_a_question_asking_if_it_happened_before_is_told_apart_from_one_about_be
                   "who owns the StorCo ticket from the previous incident?",
                   "we had lunch like this before going live"):  # fmt: skip
         assert not asks_if_seen_before(other), other
+
+
+def test_a_handover_lead_is_only_for_a_correction_giving_the_action_under_it() -> None:
+    """The "item → who has it now" lead: the correction's answering sentence must name an
+    owner, and the action's key when the action has one; else it is no handover of it."""
+    action = Source(
+        "S2",
+        "incident",
+        f"action · bob · 04 Dec 10:01 UTC{SUPERSEDED_LABEL}",
+        "AI-3 add an alert on cert-renewer expiry — @bob",
+    )
+
+    def correction(text: str) -> Source:
+        return Source("S1", "incident", "correction · alice · 04 Dec 10:05 UTC", text)
+
+    asked = "who has the cert-renewer alert?"
+    handed = _handover_said(correction("actually, handing off AI-3 to Dan"), action, asked)
+    assert handed == "handing off AI-3 to Dan"  # without how the correction opened
+    # A correction that names no owner says something else is true.
+    assert _handover_said(correction("scratch that, AI-3 alerts on fsync"), action, asked) is None
+    # One that gives another item to someone is no handover of AI-3.
+    other = correction("scratch that, Dan owns AI-5 now")
+    assert _handover_said(other, action, asked) is None
+    # Over something that is not a superseded action (a note, an item still standing): none.
+    note = replace(action, label=f"note · bob · 04 Dec 10:01 UTC{SUPERSEDED_LABEL}")
+    standing = replace(action, label="action · bob · 04 Dec 10:01 UTC")
+    for below in (note, standing):
+        assert _handover_said(correction("handing off AI-3 to Dan"), below, asked) is None
