@@ -634,7 +634,14 @@ class Recall:
         if requester.channel_id:
             here = await incidents.for_channel(requester.team_id, requester.channel_id)
             if here is not None and titled(here):
-                return items  # asked in a repeat of it: about this one (`_with_this_incident`)
+                # Asked in a repeat of it: about this one (`_with_this_incident`), unless this
+                # one has said nothing of the kind yet ("any open action items from the db
+                # pool incident?" asked in "db pool again" means the earlier one's).
+                own = await note_store.incident_statements(
+                    self._db, requester, here.id, kinds=kinds, limit=1
+                )
+                if any(r["scope"] != "user" for r in own):
+                    return items
         recent = await incidents.list_recent(requester, limit=incidents_back + 1)
         named = next(
             (i for i in recent if i.channel_id != requester.channel_id and titled(i)), None
@@ -773,7 +780,10 @@ class Recall:
                 self._db, requester, incident.id, kinds=kinds
             )
             shared = [r for r in rows if r["scope"] != "user"]
-            said = [r for r in shared if not topic or topic & stems(str(r["text"]))][:most]
+            # An incident whose title is the topic ("db pool") is about it: every statement
+            # of the kind answers "how did we fix the pool last time?", pool named or not.
+            about = topic <= stems(expand_identifiers(incident.title))
+            said = [r for r in shared if about or topic & stems(str(r["text"]))][:most]
             if said:
                 return await self._as_items(requester, said)
             if incident.id == matched:

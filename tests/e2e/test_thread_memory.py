@@ -655,3 +655,27 @@ async def test_a_handed_over_item_leads_with_what_it_is_and_then_who_has_it(
     await finished(bot, answers=1, captured=4)
     said = await _asked_in_thread(driver, slack, other, "who owns the cert-renewer alert?")
     assert " → [S" not in said.text.split("\n")[0], said.text
+
+
+async def test_a_repeat_incident_with_nothing_said_yet_answers_from_the_one_it_repeats(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """Asked in "checkout latency again" before anything was said there, "open action items
+    from the checkout latency incident?" means the earlier one's; and "how did we fix it last
+    time?" is answered by the earlier incident's decision although it names neither word."""
+    said = [
+        (BOB, "AI-1 page the db team when the pool passes 90% — @bob"),
+        (ALICE, "AI-2 document the pool limits — @alice"),
+        (ALICE, "decision: kill idle-in-transaction sessions older than 5 min"),
+    ]
+    await _thread(driver, slack, said)
+    again = "C0INC53"
+    slack.workspace.add_channel(again, "inc-53-checkout-latency", members=[ALICE, BOB, BOSS])
+    await finished(bot, answers=0, captured=3)
+    question = "any open action items from the checkout latency incident?"
+    _, items = await answered(driver, slack, BOSS, question, again)
+    assert items.text.startswith("Open items memory shows (2):"), items.text
+    _, fixed = await answered(
+        driver, slack, BOSS, "how did we fix checkout latency last time?", again
+    )
+    assert "kill idle-in-transaction sessions" in fixed.text.split("\n")[0], fixed.text
