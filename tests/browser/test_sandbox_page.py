@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -14,9 +15,8 @@ QUESTION = "@opsmemory p99 latency is up since the deploy, what should I check f
 
 async def act_as(page: Any, user_id: str) -> None:
     await page.select_option("#user-select", user_id)
-    await page.wait_for_function(
-        "id => document.querySelector('#user-select').value === id", arg=user_id
-    )
+    # The picker changes at once; the view is that user's only once their state has rendered.
+    await page.wait_for_function("id => document.body.dataset.viewer === id", arg=user_id)
 
 
 async def open_channel(page: Any, name: str) -> None:
@@ -88,6 +88,36 @@ async def test_a_newcomer_asks_remembers_runs_a_command_and_gets_an_approval(
     assert await request.locator("button:has-text('Approve')").count() == 0
 
     await page.screenshot(path=str(tmp_path / "sandbox-thread.png"))
+
+
+async def test_switching_user_while_a_refresh_is_in_flight_shows_the_new_users_view(
+    page: Any, sandbox: Sandbox
+) -> None:
+    """Dana's state, fetched before the switch to Lee, arrives after it: the page must not show
+    it (her ephemerals) or snap the picker back to her."""
+    await open_channel(page, "inc-101-checkout-latency")
+    await act_as(page, seed.ONCALL)
+    held, release = asyncio.Event(), asyncio.Event()
+
+    async def hold_first_of_danas(route: Any) -> None:
+        if not held.is_set():
+            held.set()
+            await release.wait()
+        await route.continue_()
+
+    await page.route(
+        lambda url: "/api/state" in url and f"user={seed.ONCALL}" in url, hold_first_of_danas
+    )
+    await page.fill("#composer-input", "/incident status")
+    await page.press("#composer-input", "Enter")
+    await held.wait()  # the reply's update made the page fetch Dana's state; it is held
+    await page.select_option("#user-select", seed.ENGINEER)
+    release.set()
+
+    await act_as(page, seed.ENGINEER)
+    await page.locator("#messages").get_by_text("since the 14:05 deploy").wait_for()
+    assert await page.input_value("#user-select") == seed.ENGINEER
+    assert await page.locator("#messages article.ephemeral").count() == 0
 
 
 async def test_the_save_shortcut_opens_a_modal_and_app_home_deletes_what_was_saved(

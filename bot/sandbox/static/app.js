@@ -34,9 +34,14 @@ async function refresh() {
   if (ui.fetching) { ui.dirty = true; return; }
   ui.fetching = true;
   try {
-    const r = await fetch(`/api/state?user=${encodeURIComponent(ui.me)}`);
-    ui.state = await r.json();
-    ui.me = ui.state.me;
+    const asked = ui.me;
+    const r = await fetch(`/api/state?user=${encodeURIComponent(asked)}`);
+    const state = await r.json();
+    // The person switched users while this was in flight: it is someone else's view, so
+    // drop it and fetch again rather than snap the picker back to the old user.
+    if (asked !== ui.me) { ui.dirty = true; return; }
+    ui.state = state;
+    ui.me = state.me;
     render();
   } finally {
     ui.fetching = false;
@@ -488,6 +493,7 @@ function renderHints() {
 
 function render() {
   if (!ui.state) return;
+  document.body.dataset.viewer = ui.state.me;  // whose view is on screen
   if (!ui.state.channels.some((c) => c.id === ui.channel)) {
     const firstIncident = ui.state.channels.find((c) => /^inc-/.test(c.name) && !c.private);
     ui.channel = (firstIncident || ui.state.channels[0] || {}).id;
