@@ -8,9 +8,11 @@ Display names are fetched for showing only; identity is always the durable subje
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from memory.clock import Clock, utc_now
@@ -177,6 +179,33 @@ async def requester_for(
         channel_id=where,
         member_channel_ids=members,
     )
+
+
+#: A person's mention as Slack sends it in message text: `<@U0DEV>` or `<@U0DEV|dev>`.
+_USER_MENTION = re.compile(r"<@([UW][A-Z0-9]+)(?:\|([^>|]*))?>")
+
+
+async def with_names(text: str, users: UserDirectory, *, team_id: str) -> str:
+    """`text` with people's mentions written as their names (`<@U0DEV>` becomes `@dev`), as
+    Slack shows them: memory can then read who owns what ("TODO @dev: raise the limit"), and
+    what it later re-emits pings nobody. A name that cannot be looked up keeps the one Slack
+    sent with the mention, else the user id."""
+    ids = {m.group(1) for m in _USER_MENTION.finditer(text)}
+    if not ids:
+        return text
+    names: dict[str, str] = {}
+    for user_id in ids:
+        try:
+            facts = await users.get(team_id, user_id)
+        except SlackApiError:
+            continue
+        if name := " ".join((facts.display_name or facts.real_name).split()):
+            names[user_id] = name
+
+    def named(m: re.Match[str]) -> str:
+        return "@" + (names.get(m.group(1)) or (m.group(2) or "").strip() or m.group(1))
+
+    return _USER_MENTION.sub(named, text)
 
 
 async def write_context(

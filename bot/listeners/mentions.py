@@ -16,7 +16,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.answer import messages, render
 from bot.answer.compose import Answer, Question, ThreadKey
-from bot.directory import incident_for, requester_for
+from bot.directory import incident_for, requester_for, with_names
 from bot.listeners import bind
 from memory.errors import RedactionFailed
 
@@ -28,7 +28,7 @@ _MENTION = re.compile(r"<@[A-Z0-9]+(?:\|[^>]*)?>")
 
 
 def question_text(text: str) -> str:
-    """The question without the bot mention(s)."""
+    """The question without any mention markup left in it."""
     return " ".join(_MENTION.sub(" ", text or "").split())
 
 
@@ -85,7 +85,14 @@ async def on_mention(
     )
     q = Question(
         requester,
-        question_text(event.get("text", "")),
+        # "what does <@U0DEV> own?" asks about @dev: only the bot's own mention goes.
+        question_text(
+            await with_names(
+                without_bot_mention(event.get("text", ""), context.bot_user_id),
+                deps.users,
+                team_id=team,
+            )
+        ),
         ThreadKey(team, channel, thread_ts),
         incident.id,
         asked_ts=ts,

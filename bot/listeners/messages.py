@@ -14,7 +14,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.app_messages import AppMessage, from_event
-from bot.directory import app_write_context, incident_for, write_context
+from bot.directory import app_write_context, incident_for, with_names, write_context
 from bot.listeners import bind
 from bot.listeners.mentions import asks_bot, without_bot_mention
 
@@ -60,7 +60,9 @@ async def _on_message(
                 await deps.threads.edit(team, channel, new.get("ts", ""), app.text)
         else:
             said = new.get("text", "")
-            text = without_bot_mention(said, context.bot_user_id)
+            text = await with_names(
+                without_bot_mention(said, context.bot_user_id), deps.users, team_id=team
+            )
             # An edit that now asks the bot turns the message into a question: not evidence.
             evidence = not asks_bot(said, context.bot_user_id)
             await ticket.turn()
@@ -95,7 +97,9 @@ async def _on_message(
     if not question:
         ctx = replace(ctx, permalink=await _permalink(client, channel, event["ts"]))
     started = time.perf_counter()
-    text = without_bot_mention(text, context.bot_user_id)
+    text = await with_names(
+        without_bot_mention(text, context.bot_user_id), deps.users, team_id=team
+    )
     if not text:  # only the bot's mention: nothing for memory to keep
         return
     await deps.threads.capture(

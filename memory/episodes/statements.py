@@ -259,7 +259,11 @@ _OWNER = re.compile(
     r"\s+(?:will|is going to|'ll)\s+(?:own|take|open|file|write|add|fix|handle|follow up"
     r"|look into|chase|draft|update|schedule|run|drive|lead)\b"
     # "AI-1 alert on fsync p99 — @priya", "… (<@U123>)": a list item signed with its owner
-    r"|(?:[—–-]+|\()\s*(?P<name4>@[\w.-]+|<@[A-Z0-9]+>)\s*\)?\s*$",
+    r"|(?:[—–-]+|\()\s*(?P<name4>@[\w.-]+|<@[A-Z0-9]+>)\s*\)?\s*$"
+    # "TODO @dev: raise the limit", "@kim to write the postmortem": an item that opens with
+    # whom it is for
+    r"|^\s*(?:(?:todo|action(?:[ -]?items?)?|follow[ -]?up)\s*[:\-–—]?\s*)?"
+    r"(?P<name5>@(?!(?:here|channel|everyone)\b)[\w.-]+|<@[A-Z0-9]+>)(?=\s*[:\-–—]|\s+[a-z])",
     re.I,
 )
 
@@ -318,6 +322,10 @@ _HEADING = re.compile(
 )
 
 
+#: An unticked checklist box opening a line ("[ ] write the postmortem", "- [ ] …").
+_OPEN_BOX = re.compile(r"^\s*\[ ?\]\s+")
+
+
 def classify(text: str, *, author: str | None = None) -> Statement:
     """The statement a message makes; its label (if any) decides, else the strongest cue. Read
     without list markers, emphasis and emoji (`unmarked`)."""
@@ -332,6 +340,9 @@ def classify(text: str, *, author: str | None = None) -> Statement:
         flat = flat[label.end() :].strip() or flat
     if kind is None and _HEADING.match(flat):
         kind = "note"  # "*Postmortem follow-ups*" heads a list; it is no item itself
+    if kind is None and (box := _OPEN_BOX.match(flat)):
+        kind = "action"  # "[ ] @kim write the postmortem": a to-do not yet ticked
+        flat = flat[box.end() :].strip() or flat
     if kind is None and _ITEM_ID.match(flat):
         kind = "action"
         if bare := _bare_item(flat):  # "AI: …" has no number to keep: the label goes
@@ -383,9 +394,11 @@ def strip_label(text: str) -> str:
     """`text` without a leading "decision:"-style label (repeated labels too), nor a bare
     "AI:" (an action item's label when it has no number to be referred to by), read without
     list marker, emphasis and emoji (`unmarked`): "*Status: mitigated* 11:25 :pray:" is
-    "mitigated 11:25"."""
+    "mitigated 11:25"; "- [ ] write the postmortem" is "write the postmortem"."""
     flat = unmarked(text) or text.strip()
-    while (label := _LABEL.match(flat) or _bare_item(flat)) and flat[label.end() :].strip():
+    while (label := _LABEL.match(flat) or _bare_item(flat) or _OPEN_BOX.match(flat)) and flat[
+        label.end() :
+    ].strip():
         flat = flat[label.end() :].strip()
     return flat
 
@@ -405,7 +418,7 @@ def _owner(text: str, author: str | None) -> str | None:
     if match.group("self"):
         return author
     name = match.group("name") or match.group("name2") or match.group("name3")
-    name = name or match.group("name4")
+    name = name or match.group("name4") or match.group("name5")
     return name.lstrip("@") if name else None
 
 

@@ -154,8 +154,13 @@ def summarise(messages: Sequence[Line], names: Mapping[str, str] | None = None) 
             section = _SECTION_OF.get(said.kind)
             if section is None or (said.kind == "action" and _talk_about_listed(said, sections)):
                 continue
-            if said.kind == "action" and said.owner and not _names(line, said.owner):
-                line = f"{said.owner}: {line}"
+            if (
+                said.kind == "action"
+                and said.owner
+                and not _names(line, said.owner)
+                and not _opens_with(line, said.owner)
+            ):
+                line = f"{said.owner}: {line}"  # "AI-1 fsync alert — @priya": owner first
             bucket = sections[section]
             if line not in bucket:
                 bucket.append(line)
@@ -219,6 +224,12 @@ _ROOT_CAUSE_IS = re.compile(
     r"|looks like)\s+(?:that\s+)?",
     re.I,
 )
+
+
+def _opens_with(line: str, person: str) -> bool:
+    """Whether the line opens with whom it is for ("TODO @dev: …", "@kim write …")."""
+    head = r"^\W*(?:(?:todo|action(?:[ -]?items?)?|follow[ -]?up)\W*)?@?"
+    return re.match(rf"{head}{re.escape(person)}(?!\w)", line, re.I) is not None
 
 
 def _names(line: str, person: str) -> bool:

@@ -679,3 +679,32 @@ async def test_a_repeat_incident_with_nothing_said_yet_answers_from_the_one_it_r
         driver, slack, BOSS, "how did we fix checkout latency last time?", again
     )
     assert "kill idle-in-transaction sessions" in fixed.text.split("\n")[0], fixed.text
+
+
+async def test_people_mentioned_in_a_message_are_kept_by_name_and_own_what_is_theirs(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """Real Slack writes "TODO <@U0BOB>: …". Memory keeps it as "@bob" (a name the reader
+    knows, pinging nobody when re-emitted) and reads Bob as the owner; an unticked "[ ]" box
+    is an action item too."""
+    root = await _thread(
+        driver,
+        slack,
+        [
+            (ALICE, f"TODO <@{BOB}>: add an alert on postgres connection saturation"),
+            (BOB, f"- [ ] <@{ALICE}|alice> write the postmortem by friday"),
+        ],
+    )
+    await finished(bot, answers=0, captured=2)
+    answer = await _asked_in_thread(driver, slack, root, "what are the open action items?")
+    posted = answer.text + json.dumps(answer.blocks)
+    lead = answer.text.split("*Memory*")[0]
+    assert lead.startswith("Open items memory shows (2):"), lead
+    assert "TODO @bob: add an alert on postgres connection saturation" in lead
+    assert "@alice write the postmortem by friday" in lead and "[ ]" not in lead
+    assert "<@" not in posted and "&lt;@" not in posted
+
+    recalled = await bot.deps.recall.relevant(
+        Requester(f"{TEAM}/{BOSS}", TEAM, channel_id=INCIDENT), "who owns the saturation alert?"
+    )
+    assert recalled[0].text == "TODO @bob: add an alert on postgres connection saturation"
