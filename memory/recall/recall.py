@@ -365,7 +365,7 @@ class Recall:
                     chosen.append(best)
                 lead = lead or ranked[best].channel_id
         kept = [replace(ranked[i], relevance=probabilities[i]) for i in sorted(chosen)]
-        kept = self._with_what_they_correct(kept, ranked)
+        kept = await self._with_what_they_correct(requester, kept, ranked)
         most = floor.most + len(parts) - 1
         items = (await self._with_corrections(requester, kept))[:most]
         items = await self._with_outcome(requester, query, items)
@@ -397,8 +397,48 @@ class Recall:
         best = max((a for a in about if a[0] >= least), default=None, key=lambda a: a[:3])
         return best[3] if best is not None else None
 
-    def _with_what_they_correct(
-        self, kept: list[RecallItem], ranked: list[RecallItem]
+    async def _said_before(
+        self, requester: Requester, channel_id: str, fix_id: int
+    ) -> list[RecallItem]:
+        """The statements said in the channel before a correction, newest first: what it may
+        be about, whether or not search ranked them ("scratch that theory" is about the
+        theory, which a question about the nodes never finds)."""
+        rows = await note_store.earlier_in_channel(
+            self._db,
+            requester,
+            channel_id=channel_id,
+            before_id=fix_id,
+            limit=self._config.supersede.looks_back,
+        )
+        return [_item(r, parse_iso(r["created_at"]), 0.0) for r in rows if r["scope"] != "user"]
+
+    async def _what_it_corrects_in_channel(
+        self,
+        requester: Requester,
+        fix_id: int,
+        fix_text: str,
+        channel_id: str | None,
+        candidates: list[RecallItem],
+        *,
+        least: int = 0,
+    ) -> RecallItem | None:
+        """`_what_it_corrects` over `candidates` and everything said before the correction in
+        its channel: a correction corrects one statement, the one it says most about, so it
+        never marks another that merely shares its words superseded. `candidates` win ties."""
+        if channel_id is None:
+            return None
+        known = {c.id for c in candidates}
+        earlier = [
+            it
+            for it in await self._said_before(requester, channel_id, fix_id)
+            if it.id not in known
+        ]
+        return self._what_it_corrects(
+            fix_id, fix_text, channel_id, [*candidates, *earlier], least=least
+        )
+
+    async def _with_what_they_correct(
+        self, requester: Requester, kept: list[RecallItem], ranked: list[RecallItem]
     ) -> list[RecallItem]:
         """A kept correction without what it corrects brings the candidate it is plainly about:
         the same item, or as many shared words as link a correction however late ("checkout"
@@ -410,7 +450,8 @@ class Recall:
         for fix in kept:
             if fix.kind != "correction" or fix.scope == "user" or fix.channel_id is None:
                 continue
-            found = self._what_it_corrects(
+            found = await self._what_it_corrects_in_channel(
+                requester,
                 fix.id,
                 fix.text,
                 fix.channel_id,
@@ -674,11 +715,11 @@ class Recall:
         # Each correction supersedes only the shown item it says most about (judged once).
         about: dict[int, RecallItem | None] = {}
 
-        def most_about(fix: Row) -> RecallItem | None:
+        async def most_about(fix: Row) -> RecallItem | None:
             fix_id = int(fix["id"])
             if fix_id not in about:
-                about[fix_id] = self._what_it_corrects(
-                    fix_id, str(fix["text"]), fix["channel_id"], items
+                about[fix_id] = await self._what_it_corrects_in_channel(
+                    requester, fix_id, str(fix["text"]), fix["channel_id"], items
                 )
             return about[fix_id]
 
@@ -697,7 +738,7 @@ class Recall:
                         self._config.supersede,
                         earlier_kind=item.kind,
                     )
-                    and most_about(r) is item
+                    and await most_about(r) is item
                 ]
                 fix = fixes[-1] if fixes else None  # the latest word on it wins
             if fix is None:

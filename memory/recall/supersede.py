@@ -41,6 +41,7 @@ def _topic(text: str) -> set[str]:
 class SupersedeConfig:
     shared_words: int = 2  # topic words in common that link a correction however late
     soon_notes: int = 8  # a correction within this many notes needs one shared word
+    looks_back: int = 60  # statements before a correction read to find what it is about
 
 
 def overlap(

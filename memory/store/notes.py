@@ -79,6 +79,15 @@ WHERE n.team_id = :team AND n.channel_id = :channel AND n.id > :after
 ORDER BY n.id LIMIT :n
 """
 
+_EARLIER_IN_CHANNEL = """
+SELECT n.id, n.kind, n.text, n.scope, n.incident_id, n.channel_id, n.owner_subject_id,
+       n.created_at, n.permalink, n.author_name, n.source_ts
+FROM memory_notes n
+WHERE n.team_id = :team AND n.channel_id = :channel AND n.id < :before
+  AND n.kind <> 'correction' AND n.scope <> 'user' AND {vis}
+ORDER BY n.id DESC LIMIT :n
+"""
+
 # The notes made from the messages said after the message `:anchor` was made from: the replies
 # of its thread (an incident channel holds several alerts' threads at once), and, for a message
 # said in the channel itself, the channel's next messages too. Read from the thread index, so
@@ -381,6 +390,25 @@ async def later_corrections(
             "team": audience.team_id,
             "channel": channel_id,
             "after": after_id,
+            "n": limit,
+        },
+    )
+
+
+async def earlier_in_channel(
+    db: Database, audience: Audience, *, channel_id: str, before_id: int, limit: int
+) -> list[Row]:
+    """The last `limit` shared statements said in a channel before note `before_id` (no
+    corrections, never personal rows), newest first, as the audience may see them: what a
+    correction said there may be about."""
+    vis, params = visibility_sql(audience, alias="n")
+    return await db.fetchall(
+        _EARLIER_IN_CHANNEL.format(vis=vis),
+        {
+            **params,
+            "team": audience.team_id,
+            "channel": channel_id,
+            "before": before_id,
             "n": limit,
         },
     )

@@ -423,7 +423,7 @@ async def test_a_kept_correction_brings_the_item_it_corrects_under_it(
     assert items[1].superseded_by == items[0].id and items[0].corrects == items[1].id
 
 
-def test_a_kept_correction_brings_only_what_it_plainly_corrects(db, embedder) -> None:
+async def test_a_kept_correction_brings_only_what_it_plainly_corrects(db, embedder) -> None:
     """The rollback correction shares "payments bug" with the root cause and "roll back … v40"
     with the decision it corrects: the decision comes under it (its first clause says so),
     never the root cause; a pager handover sharing only "checkout" brings nothing."""
@@ -442,11 +442,11 @@ def test_a_kept_correction_brings_only_what_it_plainly_corrects(db, embedder) ->
     pager = item(5, "correction", "actually Raj had the checkout pager before Ola took over")
     recall = Recall(db, embedder)
     ranked = [fix, bug, cause, rollback, pager]
-    assert [i.text for i in recall._with_what_they_correct([fix], ranked)] == [
+    assert [i.text for i in await recall._with_what_they_correct(ASKER, [fix], ranked)] == [
         fix.text,
         rollback.text,
     ]
-    assert recall._with_what_they_correct([pager], ranked) == [pager]
+    assert await recall._with_what_they_correct(ASKER, [pager], ranked) == [pager]
 
 
 async def test_a_correction_supersedes_only_the_shown_item_it_says_most_about(
