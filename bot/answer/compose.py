@@ -201,7 +201,17 @@ class Answering:
             or asks_outcome(q.text)
             or _memory_covers_more(q.text, said, runbooks)
         )
-        if said and memory_first and runbooks and _adds_nothing(q.text, said[0], runbooks):
+        # "Any open action items?" asks for the team's own list: no runbook holds it.
+        listed = asks_open_items(q.text) and any(
+            s.label.startswith(KIND_NAMES["action"]) for s in said
+        )
+        memory_first = memory_first or listed
+        if (
+            said
+            and memory_first
+            and runbooks
+            and (listed or _adds_nothing(q.text, said[0], runbooks))
+        ):
             # Beside memory's answer, a runbook that shares one word of the question ("orders"
             # -> out-of-order timestamps), and none that memory's answer lacks, is noise: the
             # answer is shown without it.

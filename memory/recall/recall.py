@@ -684,9 +684,12 @@ class Recall:
                 if any(r["scope"] != "user" for r in own):
                     return items
         recent = await incidents.list_recent(requester, limit=incidents_back + 1)
-        named = next(
-            (i for i in recent if i.channel_id != requester.channel_id and titled(i)), None
-        )
+        earlier = [i for i in recent if i.channel_id != requester.channel_id]
+        named = next((i for i in earlier if titled(i)), None)
+        if named is None and _NAMES_AN_INCIDENT.search(query):
+            # "the dns incident" for "coredns timeouts": named by what it was about, which its
+            # root cause and decisions say ("node-local-dns OOMKilled …") when its title does not.
+            named = await self._incident_about(requester, topic, earlier)
         if named is None:
             return items
         rows = await note_store.incident_statements(self._db, requester, named.id, kinds=kinds)
@@ -696,6 +699,20 @@ class Recall:
         said = await self._as_items(requester, rows[:most])
         shown = {s.id for s in said}
         return said + [i for i in items if i.id not in shown]
+
+    async def _incident_about(
+        self, requester: Requester, topic: set[str], incidents: list[Incident]
+    ) -> Incident | None:
+        """The latest of `incidents` whose title and headline statements (root causes,
+        decisions, mitigations, status) hold every topic word."""
+        for incident in incidents:
+            rows = await note_store.incident_statements(self._db, requester, incident.id, limit=20)
+            said = " ".join(
+                [incident.title, *(str(r["text"]) for r in rows if r["scope"] != "user")]
+            )
+            if topic <= stems(expand_identifiers(said)):
+                return incident
+        return None
 
     async def _shared_corrections(
         self, requester: Requester, channel_id: str, *, after_id: int

@@ -708,3 +708,30 @@ async def test_people_mentioned_in_a_message_are_kept_by_name_and_own_what_is_th
         Requester(f"{TEAM}/{BOSS}", TEAM, channel_id=INCIDENT), "who owns the saturation alert?"
     )
     assert recalled[0].text == "TODO @bob: add an alert on postgres connection saturation"
+
+
+async def test_an_earlier_incident_named_by_what_it_was_about_gives_its_open_items(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """ "The checkout dns incident" is inc-42-checkout-latency, whose root cause was DNS: named by
+    what it was about, not its title. Its open items are the answer, and no runbook is shown
+    for a question about the team's own list."""
+    said = [
+        (BOB, "checkout p99 at 4s, lookups to payments-ledger time out"),
+        (ALICE, "root cause: node-local-dns OOMKilled, so every lookup went to kube-dns"),
+        (ALICE, f"TODO <@{BOB}>: raise the node-local-dns memory limit to 200Mi"),
+        (BOB, "AI-1 alert on node-local-dns restarts — @alice"),
+    ]
+    later = await _then_a_new_incident(bot, driver, slack, said, "C0INC48")
+    _, answer = await answered(
+        driver, slack, BOSS, "are there open action items from the checkout dns incident?", later
+    )
+    lead = answer.text.split("*Memory*")[0]
+    assert lead.startswith("Open items memory shows (2):"), lead
+    assert "raise the node-local-dns memory limit" in lead and "alert on node-local-dns" in lead
+    assert "*Runbooks*" not in json.dumps(answer.blocks)
+    # An incident nothing was said about is named by nothing.
+    _, other = await answered(
+        driver, slack, BOSS, "any open action items from the kafka incident?", later
+    )
+    assert "node-local-dns" not in other.text
