@@ -564,8 +564,9 @@ def shown_text(item: RecallItem) -> str:
     return item.text if item.kind == "note" else strip_label(item.text)
 
 
-#: Ends the label of an item a later correction, shown right above it, replaced.
-SUPERSEDED_LABEL = " · superseded by the correction above"
+#: Ends the label of an item a later message (a correction, a handover), shown right above it,
+#: replaced.
+SUPERSEDED_LABEL = " · superseded by the message above"
 #: Ends the label of a reply that reports what came of the item above it ("no change").
 OUTCOME_LABEL = " · what came of the item above"
 

@@ -405,6 +405,19 @@ def strip_label(text: str) -> str:
 
 _MINE = re.compile(r"\bis (?:now )?(?:mine|on me)\b", re.I)
 
+#: A reply that takes a piece of work on: "sure, I'll take the postmortem", "I can own that".
+_CLAIMS = re.compile(
+    r"^\W*(?:(?:sure|ok(?:ay)?|yes|yep|yeah|fine|np|no problem)\W+)*"
+    r"(?:i'?ll|i will|i can|let me)\s+(?:take|own|pick up|grab|do|handle)\s+(?:the|that|this|it)\b",
+    re.I,
+)
+
+
+def claims_work(text: str) -> bool:
+    """Whether a message opens by taking a piece of work on for its author: said after an
+    item someone else owned, it hands that item over."""
+    return bool(_CLAIMS.search(unmarked(text) or text))
+
 
 def _owner(text: str, author: str | None) -> str | None:
     if _MINE.search(text):

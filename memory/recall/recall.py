@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from memory.clock import Clock, parse_iso, utc_now
-from memory.episodes.statements import without_correction_cue
+from memory.episodes.statements import claims_work, without_correction_cue
 from memory.errors import EmbeddingUnavailable, InvalidLimit
 from memory.incidents import parse_incident_id
 from memory.notes.exchange import WINDOW as EXCHANGE_WINDOW
@@ -723,7 +723,11 @@ class Recall:
         rows = await note_store.later_corrections(
             self._db, requester, channel_id=channel_id, after_id=after_id, limit=50
         )
-        return [r for r in rows if r["scope"] != "user"]
+        return [
+            r
+            for r in rows
+            if r["scope"] != "user" and (r["kind"] == "correction" or claims_work(str(r["text"])))
+        ]
 
     async def _with_corrections(
         self, requester: Requester, items: list[RecallItem]

@@ -75,7 +75,7 @@ SELECT n.id, n.kind, n.text, n.scope, n.incident_id, n.channel_id, n.owner_subje
        n.created_at, n.permalink, n.author_name, n.source_ts
 FROM memory_notes n
 WHERE n.team_id = :team AND n.channel_id = :channel AND n.id > :after
-  AND n.kind = 'correction' AND n.scope <> 'user' AND {vis}
+  AND n.kind IN ('correction', 'action') AND n.scope <> 'user' AND {vis}
 ORDER BY n.id LIMIT :n
 """
 
@@ -380,8 +380,9 @@ async def said_in_message(
 async def later_corrections(
     db: Database, audience: Audience, *, channel_id: str, after_id: int, limit: int
 ) -> list[Row]:
-    """Shared corrections said in a channel after note `after_id`, as the audience may see
-    them: a personal note never marks a shared statement superseded where others read it."""
+    """Shared corrections said in a channel after note `after_id`, and the action items (one
+    that claims work, "sure, I'll take the postmortem", hands it over), as the audience may
+    see them: a personal note never marks a shared statement superseded where others read it."""
     vis, params = visibility_sql(audience, alias="n")
     return await db.fetchall(
         _LATER_CORRECTIONS.format(vis=vis),

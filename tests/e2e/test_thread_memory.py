@@ -714,13 +714,15 @@ async def test_an_earlier_incident_named_by_what_it_was_about_gives_its_open_ite
     bot: Runtime, driver: SlackDriver, slack: FakeSlack
 ) -> None:
     """ "The checkout dns incident" is inc-42-checkout-latency, whose root cause was DNS: named by
-    what it was about, not its title. Its open items are the answer, and no runbook is shown
-    for a question about the team's own list."""
+    what it was about, not its title. Its open items are the answer, each with the reply that
+    took it over, and no runbook is shown for a question about the team's own list."""
     said = [
         (BOB, "checkout p99 at 4s, lookups to payments-ledger time out"),
         (ALICE, "root cause: node-local-dns OOMKilled, so every lookup went to kube-dns"),
         (ALICE, f"TODO <@{BOB}>: raise the node-local-dns memory limit to 200Mi"),
         (BOB, "AI-1 alert on node-local-dns restarts — @alice"),
+        (ALICE, f"<@{BOB}> I'm out next week, can you take the node-local-dns restarts alert?"),
+        (BOB, "sure, I'll take the restarts alert"),
     ]
     later = await _then_a_new_incident(bot, driver, slack, said, "C0INC48")
     _, answer = await answered(
@@ -728,7 +730,11 @@ async def test_an_earlier_incident_named_by_what_it_was_about_gives_its_open_ite
     )
     lead = answer.text.split("*Memory*")[0]
     assert lead.startswith("Open items memory shows (2):"), lead
-    assert "raise the node-local-dns memory limit" in lead and "alert on node-local-dns" in lead
+    assert "raise the node-local-dns memory limit" in lead
+    # Bob took the alert over from Alice: the item, then the reply that handed it to him.
+    assert re.search(
+        r"AI-1 alert on node-local-dns restarts — @alice → \[S\d\] sure, I'll take", lead
+    )
     assert "*Runbooks*" not in json.dumps(answer.blocks)
     # An incident nothing was said about is named by nothing.
     _, other = await answered(

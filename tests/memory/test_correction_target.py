@@ -75,3 +75,36 @@ async def test_a_personal_note_the_store_returned_is_never_what_a_correction_bri
     items = await Recall(db, embedder).relevant(ASKER, "was the batch-etl theory right?")
     assert items and all(i.scope != "user" for i in items)
     assert THEORY not in [i.text for i in items]
+
+
+async def test_a_reply_taking_the_work_on_hands_the_item_over(db, redactor, embedder) -> None:
+    notes = Notes(db, redactor, embedder)
+    await notes.save(ctx("C1"), "@kim write the postmortem by friday", "action")
+    await notes.save(ctx("C1"), "@noa I can't do the postmortem this week, @dev can you take it?")
+    await notes.save(ctx("C1"), "sure, I'll take the postmortem", "action")
+    items = await Recall(db, embedder).relevant(ASKER, "who is writing the postmortem?")
+    assert [i.text for i in items[:2]] == [
+        "sure, I'll take the postmortem",
+        "@kim write the postmortem by friday",
+    ]
+    assert items[1].superseded_by == items[0].id
+
+
+async def test_taking_work_on_never_supersedes_a_decision(db, redactor, embedder) -> None:
+    notes = Notes(db, redactor, embedder)
+    await notes.save(ctx("C1"), "roll back checkout to v41", "decision")
+    await notes.save(ctx("C1"), "ok, I'll take the checkout rollback", "action")
+    items = await Recall(db, embedder).relevant(ASKER, "what did we decide about checkout?")
+    assert "roll back checkout to v41" in [i.text for i in items]
+    assert all(i.superseded_by is None for i in items)
+
+
+def test_what_claims_work() -> None:
+    from memory.episodes.statements import claims_work
+
+    assert claims_work("sure, I'll take the postmortem")
+    assert claims_work("ok ok I can own that")
+    assert claims_work("*I will handle it*")
+    assert not claims_work("I'll take a look at the postmortem")
+    assert not claims_work("you take the postmortem")
+    assert not claims_work("the postmortem: I'll write it later")
