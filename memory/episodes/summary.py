@@ -17,12 +17,14 @@ from typing import Protocol
 from memory.episodes.done import done_keys
 from memory.episodes.statements import (
     Statement,
+    claims_work,
     finishes_sentence,
     names_an_owner,
     strip_label,
     without_correction_cue,
 )
 from memory.episodes.statements import classify as statement_of
+from memory.episodes.topic import overlap, shared_topic
 from memory.subjects import is_app_subject
 from memory.text import (
     item_references,
@@ -132,6 +134,7 @@ def summarise(messages: Sequence[Line], names: Mapping[str, str] | None = None) 
     sections: dict[str, list[str]] = {name: [] for name in SECTIONS}
     root_cause: str | None = None
     status: str | None = None
+    said_before: list[Statement] = []  # every statement so far: what a correction may be about
     for message in messages:
         if is_app_subject(message.author_subject_id):
             continue  # an alert states no decision, fix or status: what happened at most
@@ -140,11 +143,17 @@ def summarise(messages: Sequence[Line], names: Mapping[str, str] | None = None) 
             if not sentence.strip():
                 continue
             said = statement_of(sentence, author=author)
+            earlier = len(said_before)
+            said_before.append(said)
             line = _clip(said.text, MAX_LINE_CHARS)
             if _mark_done(said.text, line, sections["actions"]) and said.kind in _DONE_ONLY:
                 continue  # a cause, decision or status said with it is still read below
+            if said.kind == "action" and _takes_over(said, line, sections["actions"], author):
+                continue
             if said.kind == "correction":
-                root_cause = _apply_correction(said, line, root_cause, sections, author)
+                root_cause = _apply_correction(
+                    said, line, root_cause, sections, author, said_before[:earlier]
+                )
             if said.kind == "root_cause":
                 root_cause = _ROOT_CAUSE_IS.sub("", line, count=1) or line
             elif said.kind == "status" or (
@@ -336,30 +345,62 @@ def _opening_key(line: str) -> str | None:
     return found[1].lower() if found else None
 
 
+#: Kinds the roll-up lists or states; a correction about anything else replaces none of them.
+_LISTED_KINDS = ("decision", "action", "mitigation", "root_cause", "correction")
+
+#: What a reply that takes work on says about any work: "sure, I'll take …" shares no subject.
+_CLAIM_WORDS = stems("sure ok okay yes yep yeah take own pick grab handle do")
+
+
+def _takes_over(said: Statement, line: str, actions: list[str], author: str | None) -> bool:
+    """A reply that takes work on ("sure, I'll take the postmortem") hands over the newest
+    listed action it shares a subject word with: "@kim write the postmortem → dev: sure, I'll
+    take the postmortem", one item, not two owed. False when it names no listed item."""
+    if not claims_work(said.text):
+        return False
+    for i in range(len(actions) - 1, -1, -1):
+        base = actions[i].split(" → ")[0]
+        if shared_topic(base, said.text) - _CLAIM_WORDS:
+            who = f"{author}: " if author and not _names(line, author) else ""
+            actions[i] = _clip(f"{base} → {who}{line}", MAX_LINE_CHARS)
+            return True
+    return False
+
+
+def _said_most_about_elsewhere(text: str, earlier: Sequence[Statement]) -> int:
+    """The most a correction says about an earlier statement the roll-up lists nowhere (a
+    theory, a plain note): "scratch that theory, batch-etl uses TCP" is about the theory, not
+    the decision to scale batch-etl to 0 that shares fewer of its words."""
+    return max((overlap(s.text, text) for s in earlier if s.kind not in _LISTED_KINDS), default=0)
+
+
 def _apply_correction(
     said: Statement,
     line: str,
     root_cause: str | None,
     sections: dict[str, list[str]],
     author: str | None,
+    earlier: Sequence[Statement] = (),
 ) -> str | None:
     """A correction replaces what it is about: the root cause (one shared word: it follows the
     discussion of the cause) or a listed decision, mitigation or action (the same item, or two
-    shared words). A handover that names the item only by its key keeps what the item is:
+    shared words), unless it says more about a statement the roll-up does not list (then it
+    replaces nothing). A handover that names the item only by its key keeps what the item is:
     "AI-1: move the rebuild. owner Raj → ola: I'll take AI-1 over". Returns the root cause."""
     text = said.text
     line = without_correction_cue(line)  # the roll-up states what is true now
+    elsewhere = _said_most_about_elsewhere(text, earlier)
     for name in ("actions", "decisions", "mitigations"):
         bucket = sections[name]
         for i in _newest_first(bucket, text if name == "actions" else ""):
-            if _about(bucket[i], text, words=2):
+            if _about(bucket[i], text, words=2) and overlap(bucket[i], text) >= elsewhere:
                 owner = said.owner or author
                 if name == "actions" and shared_item_references(bucket[i], text):
                     who = f"{owner}: " if owner and not _names(line, owner) else ""
                     line = _clip(f"{bucket[i].split(' → ')[0]} → {who}{line}", MAX_LINE_CHARS)
                 bucket[i] = line
                 return root_cause
-    if root_cause and _about(root_cause, text):
+    if root_cause and _about(root_cause, text) and overlap(root_cause, text) >= elsewhere:
         return line
     # A handover of an item the roll-up does not list: who owns it now is still an action.
     if names_an_owner(text) and line not in sections["actions"]:

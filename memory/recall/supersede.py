@@ -14,27 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from memory.episodes.statements import names_an_owner
-from memory.text import item_references, shared_item_references, stems, without_item_references
-
-# Said by corrections in general, so sharing them says nothing about the subject.
-_CORRECTION_WORDS = stems(
-    "scratch that correction actually wrong ignore instead takes took taking over from new owner "
-    "reassigned reassign longer changed change plan revised update above after"
-)
-
-# Say when, not what: two statements of the same night or date are not thereby about one thing.
-_WHEN_WORDS = stems(
-    "monday tuesday wednesday thursday friday saturday sunday january february march april may "
-    "june july august september october november december today tomorrow yesterday tonight "
-    "night morning afternoon evening week weekend utc"
-)
-
-
-def _topic(text: str) -> set[str]:
-    """A statement's topic words: its stems without numbers and words that only say when, and
-    the items it names each as one word ("AI-1" is not "AI-2": they share no "ai")."""
-    words = {w for w in stems(without_item_references(text)) if not w.isdigit()}
-    return (words - _WHEN_WORDS) | item_references(text, any_case=True)
+from memory.episodes.topic import overlap as topic_overlap
+from memory.episodes.topic import shared_topic
+from memory.text import item_references, shared_item_references
 
 
 @dataclass(frozen=True)
@@ -49,9 +31,7 @@ def overlap(
 ) -> int:
     """How much a correction says about an earlier statement: the topic words they share, a
     shared item key ("AI-1") counting as many as `shared_words` link however late."""
-    shared = (_topic(earlier_text) & _topic(correction_text)) - _CORRECTION_WORDS
-    named = shared_item_references(earlier_text, correction_text)
-    return len(shared - named) + (config.shared_words if named else 0)
+    return topic_overlap(earlier_text, correction_text, named_weight=config.shared_words)
 
 
 def corrects(
@@ -75,7 +55,7 @@ def corrects(
             return False
         if earlier_kind == "note" and not names_an_owner(earlier_text):
             return False
-    shared = (_topic(earlier_text) & _topic(correction_text)) - _CORRECTION_WORDS
+    shared = shared_topic(earlier_text, correction_text)
     named, naming = item_references(earlier_text), item_references(correction_text)
     # A handover of another item: "handing off AI-3 to Tom" leaves "AI-2 … — @tom" be, unless
     # they share a subject ("Dan owns the CI check, OPS-15" after "Bob owns … OPS-12").

@@ -741,3 +741,33 @@ async def test_an_earlier_incident_named_by_what_it_was_about_gives_its_open_ite
         driver, slack, BOSS, "any open action items from the kafka incident?", later
     )
     assert "node-local-dns" not in other.text
+
+
+async def test_the_digest_keeps_a_decision_a_theorys_correction_shares_words_with_and_one_handed_over_action(
+    start_bot: Callable[..., Any], slack: FakeSlack
+) -> None:
+    """A thread in the shape people write: a theory, a decision that names the same job, the
+    theory scratched, a checklist item handed over in chat. The digest shows the decision as
+    decided (not the correction as a decision) and the postmortem once, with who took it."""
+    bot = await start_bot(digest_channel=GENERAL)
+    async with SlackDriver(f"http://127.0.0.1:{bot.port}/slack/events", SECRET, slack) as d:
+        root = await d.say(INCIDENT, ALICE, "intermittent DNS timeouts from the payments namespace")
+        assert root.ts
+        for user, text in [
+            (BOB, "theory: batch-etl opens a UDP socket per lookup and never closes it"),
+            (ALICE, "Decision: cordon the 3 nodes and scale batch-etl to 0 until we know more"),
+            (ALICE, "scratch that theory, batch-etl uses TCP. the node-local-dns cache crashed"),
+            (ALICE, f"[ ] <@{BOSS}> write the postmortem by friday"),
+            (BOB, "sure, I'll take the postmortem"),
+        ]:
+            await d.say(INCIDENT, user, text, thread_ts=root.ts)
+    await finished(bot, answers=0, captured=6)
+    jobs = Jobs(bot.deps, bot.app.client, team_id=TEAM)
+    assert await jobs.roll_up_threads() >= 1
+    assert await jobs.post_digest() is True
+    digest = slack.workspace.bot_messages(GENERAL)[0].text
+    decisions = [x.strip() for x in digest.splitlines() if x.strip().startswith("Decision")]
+    assert decisions == ["Decision: cordon the 3 nodes and scale batch-etl to 0 until we know more"]
+    actions = [x.strip() for x in digest.splitlines() if x.strip().startswith("Action")]
+    assert len(actions) == 1 and "write the postmortem by friday →" in actions[0]
+    assert "bob: sure, I'll take the postmortem" in actions[0]

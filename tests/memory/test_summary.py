@@ -313,3 +313,58 @@ def test_a_handover_moves_the_listed_item_and_a_ping_request_adds_none() -> None
 def test_a_condition_on_an_item_does_not_close_it() -> None:
     s = summarise(_thread("AI-2 document the pool — @tom", "ping me when AI-2 is merged"))
     assert not any("done" in line for line in s.sections["actions"])
+
+
+def test_a_correction_of_a_theory_leaves_the_decision_that_shares_fewer_words_standing() -> None:
+    """ "scratch that theory, batch-etl uses TCP" corrects the theory (a plain note, listed
+    nowhere), not the decision that also names batch-etl: the digest keeps the decision and
+    never shows the correction as one."""
+    s = summarise(
+        _thread(
+            "intermittent DNS timeouts from the payments namespace",
+            "theory: batch-etl opens a UDP socket per lookup and never closes it",
+            "Decision: cordon the 3 nodes and scale batch-etl to 0 until we know more",
+            "scratch that theory, batch-etl uses TCP.",
+        )
+    )
+    assert s.sections["decisions"] == [
+        "cordon the 3 nodes and scale batch-etl to 0 until we know more"
+    ]
+
+
+def test_a_correction_about_the_decision_itself_still_replaces_it() -> None:
+    """Guards the test above: with no theory said, the correction is about the decision."""
+    s = summarise(
+        _thread(
+            "intermittent DNS timeouts from the payments namespace",
+            "Decision: scale batch-etl to 0 until we know more",
+            "scratch that, scale batch-etl to 1 instead",
+        )
+    )
+    assert s.sections["decisions"] == ["scale batch-etl to 1 instead"]
+
+
+def test_a_reply_taking_work_on_hands_the_action_over_instead_of_adding_a_second() -> None:
+    names = {"T1/U0": "noa", "T1/U1": "kim", "T1/U2": "dev"}
+    s = summarise(
+        _thread(
+            "intermittent DNS timeouts from the payments namespace",
+            "[ ] @kim write the postmortem by friday",
+            "sure, I'll take the postmortem",
+        ),
+        names,
+    )
+    assert s.sections["actions"] == [
+        "@kim write the postmortem by friday → dev: sure, I'll take the postmortem"
+    ]
+
+
+def test_a_reply_taking_on_unlisted_work_is_its_own_action() -> None:
+    s = summarise(
+        _thread(
+            "intermittent DNS timeouts from the payments namespace",
+            "[ ] @kim write the postmortem by friday",
+            "I'll take the status page update",
+        )
+    )
+    assert len(s.sections["actions"]) == 2
