@@ -154,7 +154,8 @@ def render_digest(d: Digest) -> str:
 
 
 def _digest_action(action: str) -> str:
-    """One roll-up action line for the digest, escaped; a done item keeps its "→ done"."""
+    """One roll-up action or decision line for the digest, escaped; a done item keeps its
+    "→ done"."""
     item, done, _ = action.partition(DONE_MARK)
     return f"{render.one_line(item, 140)} → done" if done else render.one_line(action, 160)
 
@@ -191,10 +192,13 @@ def digest_parts(d: Digest) -> list[str]:
     seen: set[str] = set()
     for x in d.decisions:
         text = strip_label(x.text)[:200]
-        if text.lower() in seen:
+        # The roll-up's line of a decision carried out ("… → done: cordoned …") and the note
+        # it was made from are one decision.
+        said = text.partition(DONE_MARK)[0].strip().lower()
+        if said in seen:
             continue
-        seen.add(text.lower())
-        shown = f"Decision: {line(text, 200)}"
+        seen.add(said)
+        shown = f"Decision: {_digest_action(text)}"
         if x.incident_id is None:
             loose.append(f"• {shown}")
         else:

@@ -668,12 +668,15 @@ def _open_items(memories: list[Source]) -> str:
     maya"), as the roll-up does."""
     lines: list[str] = []
     for i, item in enumerate(memories):
-        if item.label.endswith(SUPERSEDED_LABEL):
-            continue  # shown with the correction above it
+        if item.label.endswith((SUPERSEDED_LABEL, OUTCOME_LABEL)):
+            continue  # shown with the correction above it, or under the item it reports on
         line = f"[{item.key}] {_first_sentence(item.text, 160)}"
         after = memories[i + 1] if i + 1 < len(memories) else None
         if after is not None and after.label.endswith(SUPERSEDED_LABEL):
             line = f"[{after.key}] {_first_sentence(after.text, 160)} → {line}"
+            after = memories[i + 2] if i + 2 < len(memories) else None
+        if after is not None and after.label.endswith(OUTCOME_LABEL):
+            line = f"{line} → [{after.key}] {_first_sentence(after.text, 160)}"
         lines.append(f"• {line}")
     return f"Open items memory shows ({len(lines)}):\n" + "\n".join(lines)
 

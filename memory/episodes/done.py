@@ -1,11 +1,14 @@
-"""Which action items a message says are done ("AI-2 done, added to the wiki"): read by the
-roll-up, which marks the item done, and by recall, which leaves closed items out of open ones."""
+"""Which action items a message says are done ("AI-2 done, added to the wiki"), and whether a
+message reports doing what an item said to do ("limit raised to 200Mi" after "raise the
+limit to 200Mi"): read by the roll-up, which marks the item done, and by recall, which leaves
+closed items out of open ones and shows what was done under the decision it carries out."""
 
 from __future__ import annotations
 
 import re
 
-from memory.text import item_references
+from memory.episodes.statements import strip_label
+from memory.text import STOP_WORDS, item_references, stem, stems
 
 # "AI-2 done", "AI-4 is done: …", "AI-2 is live", "the lock (AI-1) went live", "#2219 merged",
 # "AI-1 and AI-2 are done", "AI-9 (done)", "AI-1 ✅" — not "AI-2 is done when the dashboard is".
@@ -43,3 +46,74 @@ def done_keys(text: str) -> set[str]:
         and not _CONDITION.search(text, 0, mention.start())
         and _DONE.match(text, mention.end())
     }
+
+
+# Past forms that do not end in -ed; a report says what was done in them ("wrote", "rebuilt").
+_IRREGULAR_PAST = {
+    "do": ("did", "done"),
+    "write": ("wrote", "written"),
+    "take": ("took", "taken"),
+    "make": ("made",),
+    "run": ("ran",),
+    "rerun": ("reran",),
+    "build": ("built",),
+    "rebuild": ("rebuilt",),
+    "send": ("sent",),
+    "put": ("put",),
+    "set": ("set",),
+    "reset": ("reset",),
+    "shut": ("shut",),
+    "cut": ("cut",),
+    "give": ("gave", "given"),
+    "drain": ("drained",),
+    "spin": ("spun",),
+    "bring": ("brought",),
+    "pin": ("pinned",),
+}
+# Leads an item without saying what to do: "TODO @dev:", "we should", "let's", "please".
+_ITEM_OPENING = re.compile(
+    r"^(?:\W*(?:todo|fixme|ask|next|then|so|ok(?:ay)?|please|pls|we|let'?s|let us|i|you|"
+    r"@[\w.-]+|[a-z]+(?=\s+(?:to|will|should|must|can|needs? to)\s)|will|should|need to|needs to|must|can|to|going to|gonna|'ll)\b[^\w@]*)*",
+    re.I,
+)
+# A report that is not one: a question, a plan, a condition, a negation ("not cordoned yet").
+_NOT_DONE = re.compile(
+    r"\?\s*$|\b(?:not|n't|never|yet to|will|i'?ll|going to|gonna|once|when|if|should|need to"
+    r"|planning|plan to|about to|trying|try to|instead|fail(?:ed|s|ing)?)\b",
+    re.I,
+)
+# Says it is done however it goes on: "done, cordoned …", "✅ raised …".
+_DONE_OPENING = re.compile(r"^\W*(?:done|finished|completed)\b|^\W*[✅✔☑]", re.I)
+
+
+def _verbs(item: str) -> set[str]:
+    """The stems of what an item says to do: its first word and each one after "and" or
+    "then" ("cordon the 3 nodes and scale batch-etl to 0": cordon, scale)."""
+    what = _ITEM_OPENING.sub("", strip_label(item), count=1)
+    words = re.findall(r"[A-Za-z][A-Za-z'-]*", what)
+    picked = [w for i, w in enumerate(words) if i == 0 or words[i - 1].lower() in ("and", "then")]
+    return {stem(w.lower()) for w in picked if w.lower() not in STOP_WORDS}
+
+
+def _said_in_the_past(report: str, verbs: set[str]) -> bool:
+    for word in re.findall(r"[A-Za-z]+", report.lower()):
+        if stem(word) in verbs and word.endswith("ed"):
+            return True
+        if any(word in _IRREGULAR_PAST.get(v, ()) for v in verbs):
+            return True
+    return False
+
+
+def carries_out(item: str, report: str) -> bool:
+    """Whether a later message reports doing what `item` (a decision, an action) said to do:
+    it says one of the item's verbs in the past ("cordon the 3 nodes" → "done, cordoned
+    ip-10-2-3-4, ip-10-2-7-9"; "raise the limit to 200Mi" → "limit raised to 200Mi") and
+    shares another subject word with it, or opens with "done". A question, a plan,
+    a condition or a negation reports nothing ("not cordoned yet", "once raised, ping me")."""
+    text = strip_label(report)
+    verbs = _verbs(item)
+    if not verbs or _NOT_DONE.search(text) or not _said_in_the_past(text, verbs):
+        return False
+    if _DONE_OPENING.match(text):
+        return True
+    return bool((stems(item) & stems(text)) - verbs)

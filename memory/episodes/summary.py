@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Protocol
 
-from memory.episodes.done import done_keys
+from memory.episodes.done import carries_out, done_keys
 from memory.episodes.statements import (
     Statement,
     claims_work,
@@ -146,7 +146,10 @@ def summarise(messages: Sequence[Line], names: Mapping[str, str] | None = None) 
             earlier = len(said_before)
             said_before.append(said)
             line = _clip(said.text, MAX_LINE_CHARS)
-            if _mark_done(said.text, line, sections["actions"]) and said.kind in _DONE_ONLY:
+            if (
+                _mark_done(said.text, line, sections["actions"])
+                or (said.kind in _REPORTS and _mark_carried_out(said, line, sections))
+            ) and said.kind in _DONE_ONLY:
                 continue  # a cause, decision or status said with it is still read below
             if said.kind == "action" and _takes_over(said, line, sections["actions"], author):
                 continue
@@ -289,6 +292,31 @@ def _mark_done(text: str, line: str, actions: list[str]) -> bool:
             marked = True
     return marked
 
+
+def _mark_carried_out(said: Statement, line: str, sections: dict[str, list[str]]) -> bool:
+    """A message that reports doing what a listed action or decision said ("limit raised to
+    200Mi" after "raise the node-local-dns limit to 200Mi") is shown on that item, the newest
+    it carries out: "TODO @dev: raise … → done: limit raised to 200Mi". A decision is marked
+    only by a plain note: a mitigation or status carrying it out is listed under its own
+    heading already ("Rolled back; error rate back to normal"). False when none."""
+    text = said.text
+    for name in ("actions", "decisions") if said.kind == "note" else ("actions",):
+        bucket = sections[name]
+        for i in range(len(bucket) - 1, -1, -1):
+            base = bucket[i].split(DONE_MARK)[0]
+            if carries_out(base.split(" → ")[-1], text):
+                report = _clip(_SAYS_DONE.sub("", line, count=1) or line, MAX_DONE_CHARS)
+                room = MAX_LINE_CHARS - len(report) - len(DONE_MARK)
+                bucket[i] = f"{_clip(base, room)}{DONE_MARK}{report}"
+                return True
+    return False
+
+
+#: How a report opens that the mark already says: "→ done: done, cordoned …" says it twice.
+_SAYS_DONE = re.compile(r"^\W*(?:done|finished|completed)\b\W*", re.I)
+
+#: Kinds a report of work done is said as ("limit raised to 200Mi", "done, cordoned …").
+_REPORTS = ("note", "status", "mitigation")
 
 DONE_MARK = " → done: "
 #: Room kept for the done report on its item's line, so clipping never hides that it is done.

@@ -17,6 +17,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from memory.clock import Clock, parse_iso, utc_now
+from memory.episodes.done import carries_out
 from memory.episodes.statements import claims_work, without_correction_cue
 from memory.errors import EmbeddingUnavailable, InvalidLimit
 from memory.incidents import parse_incident_id
@@ -370,7 +371,8 @@ class Recall:
         items = (await self._with_corrections(requester, kept))[:most]
         items = await self._with_outcome(requester, query, items)
         items = await self._with_earlier(requester, query, items)
-        return await self._with_this_incident(requester, query, items, thread)
+        items = await self._with_this_incident(requester, query, items, thread)
+        return await self._with_follow_through(requester, items)
 
     def _what_it_corrects(
         self,
@@ -489,6 +491,45 @@ class Recall:
             )
         rest = [it for it in items[1:] if it.id != reply_id]
         return [lead, replace(shown, follows=lead.id), *rest]
+
+    async def _with_follow_through(
+        self, requester: Requester, items: list[RecallItem]
+    ) -> list[RecallItem]:
+        """A decision or action item shown brings the reply that reports it done, right under
+        it: "cordon the 3 nodes" → "done, cordoned ip-10-2-3-4, ip-10-2-7-9"; "raise the limit
+        to 200Mi" → "limit raised to 200Mi and rolled out". That reply says which nodes and
+        what limit, and shares too few words with the question for the floor to keep it."""
+        out, shown, added = list(items), {it.id for it in items}, 0
+        for item in items:
+            if added >= FOLLOW_THROUGH_MOST:
+                break
+            if (
+                item.kind not in ("decision", "action")
+                or item.scope == "user"
+                or item.channel_id is None
+                or any(o.follows == item.id for o in out)
+            ):
+                continue
+            rows = await note_store.replies_to(self._db, requester, item.id, limit=OUTCOME_WINDOW)
+            # Never a personal row, whatever the store returned: the answer is read by others.
+            report = next(
+                (
+                    r
+                    for r in rows
+                    if r["scope"] != "user"
+                    and r["kind"] in REPORT_KINDS
+                    and carries_out(item.text, str(r["text"]))
+                ),
+                None,
+            )
+            if report is None or int(report["id"]) in shown:
+                continue
+            at = next(i for i, o in enumerate(out) if o.id == item.id)
+            done = _item(report, parse_iso(report["created_at"]), item.score)
+            out.insert(at + 1, replace(done, relevance=item.relevance, follows=item.id))
+            shown.add(done.id)
+            added += 1
+        return out
 
     async def _with_this_incident(
         self,
@@ -985,6 +1026,9 @@ class Recall:
     ) -> list[Row]:
         return await note_store.visible_rows(self._db, requester, ids, incident_id=incident_id)
 
+
+#: Replies reporting a shown item done that one answer brings ("done, cordoned …").
+FOLLOW_THROUGH_MOST = 2
 
 #: A question that says it is about an incident ("the search incident", "that outage").
 _NAMES_AN_INCIDENT = re.compile(r"\b(?:incident|outage|postmortem|post-mortem|sev ?\d)\b", re.I)

@@ -771,3 +771,43 @@ async def test_the_digest_keeps_a_decision_a_theorys_correction_shares_words_wit
     actions = [x.strip() for x in digest.splitlines() if x.strip().startswith("Action")]
     assert len(actions) == 1 and "write the postmortem by friday →" in actions[0]
     assert "bob: sure, I'll take the postmortem" in actions[0]
+
+
+async def test_what_was_done_about_a_decision_answers_which_and_marks_it_done_in_the_digest(
+    start_bot: Callable[..., Any], slack: FakeSlack
+) -> None:
+    """ "which nodes did we cordon?" is answered by the decision and, under it, the reply that
+    names the nodes; the open-items list shows an action with what was done about it; the
+    digest says the decision and the action are done, each once."""
+    bot = await start_bot(digest_channel=GENERAL)
+    async with SlackDriver(f"http://127.0.0.1:{bot.port}/slack/events", SECRET, slack) as d:
+        root = await d.say(INCIDENT, ALICE, "intermittent DNS timeouts from the payments namespace")
+        assert root.ts
+        for user, text in [
+            (ALICE, "Decision: cordon the 3 nodes and scale batch-etl to 0 until we know more"),
+            (BOB, "done, cordoned ip-10-2-3-4, ip-10-2-7-9, ip-10-2-8-1 :white_check_mark:"),
+            (ALICE, f"TODO <@{BOB}>: raise node-local-dns memory limit to 200Mi and add an alert"),
+            (BOB, "limit raised to 200Mi and rolled out to all nodes at 11:52"),
+        ]:
+            await d.say(INCIDENT, user, text, thread_ts=root.ts)
+        await finished(bot, answers=0, captured=5)
+        _, answer = await answered(d, slack, BOSS, "which nodes did we cordon?")
+        memory = _memory_section(answer.blocks)
+        decision = memory.index("cordon the 3 nodes")
+        assert memory.index("cordoned ip-10-2-3-4, ip-10-2-7-9, ip-10-2-8-1") > decision
+        assert "what came of the item above" in memory
+        _, listed = await answered(d, slack, BOSS, "are there open action items?")
+        assert re.search(
+            r"raise node-local-dns memory limit to 200Mi and add an alert → \[S\d\] limit raised "
+            r"to 200Mi and rolled out",
+            listed.text,
+        ), listed.text
+    jobs = Jobs(bot.deps, bot.app.client, team_id=TEAM)
+    assert await jobs.roll_up_threads() >= 1
+    assert await jobs.post_digest() is True
+    digest = slack.workspace.bot_messages(GENERAL)[0].text
+    assert digest.count("cordon the 3 nodes") == 1
+    assert (
+        "Decision: cordon the 3 nodes and scale batch-etl to 0 until we know more → done" in digest
+    )
+    assert "add an alert → done" in digest
