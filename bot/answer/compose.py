@@ -384,10 +384,21 @@ _SAID_ONLY = frozenset({"action", "status"})
 _WHO = re.compile(r"^\W*who\b", re.I)
 
 
+#: "when was the dns incident resolved?", "what time did we roll back?": when it happened.
+_WHEN_PAST = re.compile(
+    r"^\W*(?:when|(?:at )?what time|how long ago)\s+(?:was|were|did|had|has|have)\b", re.I
+)
+
+
 def _asks_who_or_where(question: str) -> bool:
-    """Whether a question about what happened asks who ("who owns the follow-up?") or where
-    the incident stands ("what is the status?"): what the team said, never a procedure."""
-    return bool(_WHO.match(question)) or bool(_SAID_ONLY & set(asked_kinds(question)))
+    """Whether a question about what happened asks who ("who owns the follow-up?"), when
+    ("when was it resolved?") or where the incident stands ("what is the status?"): what the
+    team said, never a procedure."""
+    return (
+        bool(_WHO.match(question))
+        or bool(_WHEN_PAST.match(question))
+        or bool(_SAID_ONLY & set(asked_kinds(question)))
+    )
 
 
 _IT = r"(?:this|it|that|the same(?: \w+)?)"

@@ -204,11 +204,11 @@ async def test_the_alerts_runbook_is_not_given_to_a_question_about_something_els
     assert "I found nothing in the runbooks or in memory" in text
 
 
-async def test_who_owns_it_the_root_cause_and_the_status_get_memory_and_no_runbook(
+async def test_who_owns_it_when_the_root_cause_and_the_status_get_memory_and_no_runbook(
     bot: Runtime, driver: SlackDriver, slack: FakeSlack
 ) -> None:
-    """No runbook knows who owns a follow-up, what this incident's root cause was or where it
-    stands; "root cause" itself is a word runbooks use, so searching the question found one."""
+    """No runbook knows who owns a follow-up, what this incident's root cause was, when the
+    team did something or where it stands; "root cause" itself is a word runbooks use, so searching the question found one."""
     root = await worked_thread(bot, driver)
     await driver.say(INCIDENT, BOB, "We consider the incident mitigated.", thread_ts=root)
     await finished(bot, answers=0, captured=2 + len(THREAD))
@@ -218,5 +218,8 @@ async def test_who_owns_it_the_root_cause_and_the_status_get_memory_and_no_runbo
     assert "the v42 encoder change tripled CPU per request" in cause.split("\n")[0], cause[:300]
     status = await ask(driver, slack, INCIDENT, root, "what is the current status?")
     assert "We consider the incident mitigated." in status.split("\n")[0], status[:300]
-    for text in (owns, cause, status):
+    # When the team did something is in what it said, never in a procedure.
+    when = await ask(driver, slack, INCIDENT, root, "when did we raise the CPU limit?")
+    assert "raise the api CPU limit to 2 cores" in when.split("\n")[0], when[:300]
+    for text in (owns, cause, status, when):
         assert "*Runbooks*" not in text and "cpu-throttling-high" not in text, text[:300]
