@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Literal, TypeVar
 from bot.answer import messages, runbook_text
 from knowledge.intent import question_intent
 from knowledge.search import see_also
+from memory.episodes.done import what_was_done
 from memory.episodes.statements import (
     finishes_sentence,
     names_an_owner,
@@ -580,6 +581,8 @@ def shown_text(item: RecallItem) -> str:
 SUPERSEDED_LABEL = " · superseded by the message above"
 #: Ends the label of a reply that reports what came of the item above it ("no change").
 OUTCOME_LABEL = " · what came of the item above"
+#: Ends the label of a reply that reports the decision or action above it done ("cordoned …").
+DONE_LABEL = " · done as the item above said"
 
 
 def memory_label(item: RecallItem, *, here: str | None) -> str:
@@ -597,6 +600,8 @@ def memory_label(item: RecallItem, *, here: str | None) -> str:
         label += SUPERSEDED_LABEL
     if item.follows is not None:
         label += OUTCOME_LABEL
+    elif item.done_for is not None:
+        label += DONE_LABEL
     return label
 
 
@@ -639,6 +644,11 @@ def _summary(
             # "Did it help?" is answered by the reply, not by the change it asks about.
             label = after.label.removesuffix(OUTCOME_LABEL)
             parts.append(f"What came of it [{after.key}] ({label}): {_effect(after.text)}")
+        elif after is not None and after.label.endswith(DONE_LABEL):
+            # "which nodes did we cordon?": the decision, then the reply that names them.
+            label = after.label.removesuffix(DONE_LABEL)
+            done = _first_sentence(what_was_done(after.text), 200)
+            parts.append(f"Done [{after.key}] ({label}): {done}")
     else:
         parts.append(messages.NOTHING_IN_MEMORY_HERE)
     if runbooks:
@@ -679,14 +689,14 @@ def _open_items(memories: list[Source]) -> str:
     maya"), as the roll-up does."""
     lines: list[str] = []
     for i, item in enumerate(memories):
-        if item.label.endswith((SUPERSEDED_LABEL, OUTCOME_LABEL)):
+        if item.label.endswith((SUPERSEDED_LABEL, OUTCOME_LABEL, DONE_LABEL)):
             continue  # shown with the correction above it, or under the item it reports on
         line = f"[{item.key}] {_first_sentence(item.text, 160)}"
         after = memories[i + 1] if i + 1 < len(memories) else None
         if after is not None and after.label.endswith(SUPERSEDED_LABEL):
             line = f"[{after.key}] {_first_sentence(after.text, 160)} → {line}"
             after = memories[i + 2] if i + 2 < len(memories) else None
-        if after is not None and after.label.endswith(OUTCOME_LABEL):
+        if after is not None and after.label.endswith((OUTCOME_LABEL, DONE_LABEL)):
             line = f"{line} → [{after.key}] {_first_sentence(after.text, 160)}"
         lines.append(f"• {line}")
     return f"Open items memory shows ({len(lines)}):\n" + "\n".join(lines)

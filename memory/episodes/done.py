@@ -117,3 +117,13 @@ def carries_out(item: str, report: str) -> bool:
     if _DONE_OPENING.match(text):
         return True
     return bool((stems(item) & stems(text)) - verbs)
+
+
+# How a report opens that a "done" mark already says: "done, cordoned …", "✅ raised …".
+_SAYS_DONE = re.compile(r"^\W*(?:(?:done|finished|completed)\b\W*|[✅✔☑]\s*)", re.I)
+
+
+def what_was_done(report: str) -> str:
+    """A report of work done without the word that says it is ("done, cordoned ip-10-2-3-4"
+    -> "cordoned ip-10-2-3-4"), for showing after a mark that says so already."""
+    return _SAYS_DONE.sub("", strip_label(report), count=1) or report

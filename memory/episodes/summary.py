@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Protocol
 
-from memory.episodes.done import carries_out, done_keys
+from memory.episodes.done import carries_out, done_keys, what_was_done
 from memory.episodes.statements import (
     Statement,
     claims_work,
@@ -305,15 +305,12 @@ def _mark_carried_out(said: Statement, line: str, sections: dict[str, list[str]]
         for i in range(len(bucket) - 1, -1, -1):
             base = bucket[i].split(DONE_MARK)[0]
             if carries_out(base.split(" → ")[-1], text):
-                report = _clip(_SAYS_DONE.sub("", line, count=1) or line, MAX_DONE_CHARS)
+                report = _clip(what_was_done(line), MAX_DONE_CHARS)
                 room = MAX_LINE_CHARS - len(report) - len(DONE_MARK)
                 bucket[i] = f"{_clip(base, room)}{DONE_MARK}{report}"
                 return True
     return False
 
-
-#: How a report opens that the mark already says: "→ done: done, cordoned …" says it twice.
-_SAYS_DONE = re.compile(r"^\W*(?:done|finished|completed)\b\W*", re.I)
 
 #: Kinds a report of work done is said as ("limit raised to 200Mi", "done, cordoned …").
 _REPORTS = ("note", "status", "mitigation")

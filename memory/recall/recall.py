@@ -137,6 +137,7 @@ class RecallItem:
     corrects: int | None = None  # the item this correction supersedes
     source_ts: str | None = None  # the Slack message it was made from, when it was one
     follows: int | None = None  # the item above whose outcome this reply reports
+    done_for: int | None = None  # the decision or action above this reply reports done
 
 
 @dataclass(frozen=True)
@@ -507,7 +508,7 @@ class Recall:
                 item.kind not in ("decision", "action")
                 or item.scope == "user"
                 or item.channel_id is None
-                or any(o.follows == item.id for o in out)
+                or any(item.id in (o.follows, o.done_for) for o in out)
             ):
                 continue
             rows = await note_store.replies_to(self._db, requester, item.id, limit=OUTCOME_WINDOW)
@@ -526,7 +527,7 @@ class Recall:
                 continue
             at = next(i for i, o in enumerate(out) if o.id == item.id)
             done = _item(report, parse_iso(report["created_at"]), item.score)
-            out.insert(at + 1, replace(done, relevance=item.relevance, follows=item.id))
+            out.insert(at + 1, replace(done, relevance=item.relevance, done_for=item.id))
             shown.add(done.id)
             added += 1
         return out

@@ -795,7 +795,10 @@ async def test_what_was_done_about_a_decision_answers_which_and_marks_it_done_in
         memory = _memory_section(answer.blocks)
         decision = memory.index("cordon the 3 nodes")
         assert memory.index("cordoned ip-10-2-3-4, ip-10-2-7-9, ip-10-2-8-1") > decision
-        assert "what came of the item above" in memory
+        assert "done as the item above said" in memory
+        lead = answer.text.split("\n")
+        assert "cordon the 3 nodes" in lead[0] and lead[1].startswith("Done [S")
+        assert "): cordoned ip-10-2-3-4, ip-10-2-7-9, ip-10-2-8-1" in lead[1]
         _, listed = await answered(d, slack, BOSS, "are there open action items?")
         assert re.search(
             r"raise node-local-dns memory limit to 200Mi and add an alert → \[S\d\] limit raised "

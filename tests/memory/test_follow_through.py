@@ -118,7 +118,7 @@ async def test_which_nodes_gets_the_decision_and_the_report_that_names_them(
     items = await recall.relevant(ASKER, "which nodes did we cordon?")
     texts = [i.text for i in items]
     assert texts[:2] == [CORDON, CORDONED], texts
-    assert items[1].follows == items[0].id and items[1].author_name == "bob"
+    assert items[1].done_for == items[0].id and items[1].author_name == "bob"
 
 
 async def test_a_personal_report_the_store_returned_is_never_shown_under_a_shared_decision(
@@ -133,4 +133,4 @@ async def test_a_personal_report_the_store_returned_is_never_shown_under_a_share
     monkeypatch.setattr(note_store, "replies_to", await store_returning_personal_rows(db))
     items = await recall.relevant(ASKER, "which nodes did we cordon?")
     assert items and all(i.scope != "user" for i in items)
-    assert not any(i.follows for i in items)
+    assert not any(i.done_for for i in items)
