@@ -683,6 +683,10 @@ def _handover_said(top: Source, below: Source, question: str) -> str | None:
     return said
 
 
+#: What an open-items list lists: action items and the handovers (corrections) that move them.
+_LISTED_AS_ITEMS = (KIND_NAMES["action"], KIND_NAMES["correction"])
+
+
 def _open_items(memories: list[Source]) -> str:
     """The open items memory shows, one line each; an item a later message handed over or
     changed is shown with that message after it ("AI-2 dead letter topic → passing AI-2 to
@@ -691,6 +695,8 @@ def _open_items(memories: list[Source]) -> str:
     for i, item in enumerate(memories):
         if item.label.endswith((SUPERSEDED_LABEL, OUTCOME_LABEL, DONE_LABEL)):
             continue  # shown with the correction above it, or under the item it reports on
+        if not item.label.startswith(_LISTED_AS_ITEMS):
+            continue  # the alert or a plain note shown beside the list is no open item
         line = f"[{item.key}] {_first_sentence(item.text, 160)}"
         after = memories[i + 1] if i + 1 < len(memories) else None
         if after is not None and after.label.endswith(SUPERSEDED_LABEL):

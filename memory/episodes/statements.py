@@ -38,9 +38,14 @@ _LABEL = re.compile(
 # id stays in the text: later messages refer to the item by it.
 # A bare "AI:" (no number) opens one only with a colon and when it asks nothing ("AI: do we
 # have a runbook?" is a question; "AI-assisted triage…" is no label at all).
-_ITEM_ID = re.compile(r"^\s*[*_`]*ai(?:[ -]?\d+[*_`]*\s*[:\-–—](?!>)|[*_`]*\s*:(?!.*\?\s*$))", re.I)
+# "AI @dev add a statement timeout" (terse chat: the owner's mention in place of the colon).
+_ITEM_ID = re.compile(
+    r"^\s*[*_`]*ai(?:[ -]?\d+[*_`]*\s*[:\-–—](?!>)|[*_`]*\s*:(?!.*\?\s*$)"
+    r"|\s+(?=(?:@[\w.-]+|<@[A-Z0-9]+>)[:,]?\s+\w)(?!.*\?\s*$))",
+    re.I,
+)
 
-_BARE_ITEM = re.compile(r"^\s*[*_`]*ai[*_`]*\s*:\s*", re.I)
+_BARE_ITEM = re.compile(r"^\s*[*_`]*ai[*_`]*(?:\s*:\s*|\s+(?=@|<@))", re.I)
 
 # An item's key and a person, as a handover names them ("AI-3", "#2219"; "Tom", "@sam", "<@U1>").
 _KEY = r"(?:(?-i:[A-Z]{1,10})-\d{1,6}|ai-\d{1,6}|#\d{1,7})"
@@ -94,12 +99,22 @@ def _handover(text: str) -> re.Match[str] | None:
     return None
 
 
+# Taking back what one just said, then saying what is right: "nvm not 5min, 30s", "oops, it's
+# v39", "make that 30s", "I meant the eu bucket" (not "nvm, found it": nothing said is wrong).
+_TAKE_BACK = (
+    r"^\W*(?:(?:(?:nvm|never ?mind|my bad|oops|whoops|sorry|typo)\b[\s,.!:;\-–—]*)+"
+    r"(?:not\b(?!\s+(?:me|sure|yet|now|really|much|a|an)\b)|it'?s\b|its\b|should be\b|(?:i )?meant\b|make that\b|\w\S* not\b)"
+    r"|(?:make that|i meant|meant to say)\s+\S)"
+)
+
 # Cues anywhere in the text, strongest first; the first kind that matches wins.
 _CUES: tuple[tuple[StatementKind, re.Pattern[str]], ...] = (
     (
         "correction",
         re.compile(
             r"\bscratch that\b|\bcorrection\b|\bi was wrong\b|\bignore (?:that|my last)\b"
+            # "nvm not 5min, 30s", "my bad, it's the eu bucket", "make that 30s", "I meant v39"
+            rf"|{_TAKE_BACK}"
             r"|\bnot .{1,40} after all\b|\bactually (?:it'?s|it is|it was|the|we)\b"
             r"|\b(?:takes?|taking|took) (?:it |this |that )?over\b|\bover from\b"
             # "Sure, I'll take the renewal job fix over": a named piece of work, said by the
@@ -367,9 +382,10 @@ def classify(text: str, *, author: str | None = None) -> Statement:
 
 # "scratch that, …", "correction: …", "I was wrong -": how a correction begins, not what it says.
 _CORRECTION_OPENING = re.compile(
-    r"^\s*[*_`]*(?:scratch that|correction|i was wrong|ignore (?:that|my last)"
-    r"|update to the above|(?:(?:ok|okay|hmm|wait|sorry|no)[,.!]?\s+)?actually)\b[*_`]*"
-    r"[\s,:;.!\-–—]*",
+    r"^\s*(?:[*_`]*(?:scratch that|correction|i was wrong|ignore (?:that|my last)"
+    r"|update to the above|(?:(?:ok|okay|hmm|wait|sorry|no)[,.!]?\s+)?actually"
+    r"|nvm|never ?mind|my bad|oops|whoops|typo|make that|i meant|meant to say)\b[*_`]*"
+    r"[\s,:;.!\-–—]*)+",
     re.I,
 )
 

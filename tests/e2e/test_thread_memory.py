@@ -814,3 +814,33 @@ async def test_what_was_done_about_a_decision_answers_which_and_marks_it_done_in
         "Decision: cordon the 3 nodes and scale batch-etl to 0 until we know more → done" in digest
     )
     assert "add an alert → done" in digest
+
+
+async def test_terse_chat_a_taken_back_value_and_ai_items_are_read_as_people_mean_them(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """Chat written tersely: "nvm not 5min, 30s" takes the value back, so the answer gives 30s
+    and marks 5min superseded; "AI @bob add …" is Bob's action item, and the open-items list
+    shows action items only, not the alert beside them."""
+    await _thread(
+        driver,
+        slack,
+        [
+            (ALICE, "lets set max_standby_streaming_delay to 5min so this can't block replay"),
+            (BOB, "nvm not 5min, 30s — thats what the runbook says for reporting replicas"),
+            (ALICE, f"AI <@{BOB}> add statement_timeout=10min for the analytics role"),
+            (ALICE, f"AI <@{ALICE}> move the analytics dashboards to the reporting replica"),
+        ],
+    )
+    await finished(bot, answers=0, captured=4)
+    _, answer = await answered(
+        driver, slack, BOSS, "what did we set max_standby_streaming_delay to?"
+    )
+    lead = answer.text.split("\n")[0]
+    assert "30s" in lead and "nvm" not in lead, lead
+    assert "superseded by the message above" in _memory_section(answer.blocks)
+    _, listed = await answered(driver, slack, BOSS, "are there open action items?")
+    items = [x for x in listed.text.split("\n") if x.startswith("• [S")]
+    assert listed.text.startswith("Open items memory shows (2):"), listed.text
+    assert "add statement_timeout=10min for the analytics role" in items[1]
+    assert "move the analytics dashboards to the reporting replica" in items[0]

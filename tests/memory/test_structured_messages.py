@@ -12,6 +12,7 @@ from memory.episodes.statements import (
     statement_parts,
     strip_label,
     unmarked,
+    without_correction_cue,
 )
 from memory.notes.notes import Notes
 from memory.recall.earlier import asked_kinds, asks_what_happened, respelled, topic_words
@@ -388,3 +389,37 @@ def test_taking_a_named_piece_of_work_over_is_a_handover_to_the_one_who_says_it(
         ("handing off OPS-12 to maya", "maya"),
     ):
         assert classify(said) == Statement("correction", said, owner), said
+
+
+@pytest.mark.parametrize(
+    ("said", "now_true"),
+    [
+        (
+            "nvm not 5min, 30s — thats what the runbook says",
+            "not 5min, 30s — thats what the runbook says",
+        ),
+        ("oops typo, v39 not v40", "v39 not v40"),
+        ("make that 30s", "30s"),
+        ("my bad, it's the eu bucket", "it's the eu bucket"),
+        ("I meant replica-2", "replica-2"),
+    ],
+)
+def test_taking_back_what_one_just_said_is_a_correction(said: str, now_true: str) -> None:
+    st = classify(said)
+    assert st.kind == "correction"
+    assert without_correction_cue(st.text) == now_true
+
+
+@pytest.mark.parametrize(
+    "said", ["nvm, found it", "sorry, not me", "sorry not sure", "sorry for the noise"]
+)
+def test_an_apology_or_a_withdrawn_question_corrects_nothing(said: str) -> None:
+    assert classify(said).kind != "correction"
+
+
+def test_ai_then_an_owner_mention_is_an_action_item_for_that_owner() -> None:
+    st = classify("AI @dev add statement_timeout=10min for the analytics role")
+    assert (st.kind, st.owner) == ("action", "dev")
+    assert st.text == "@dev add statement_timeout=10min for the analytics role"
+    assert classify("AI @dev can you check?").kind != "action"
+    assert classify("AI-assisted triage is neat").kind == "note"

@@ -13,6 +13,7 @@ import pytest
 
 from bot.answer import messages
 from bot.answer.compose import (
+    DONE_LABEL,
     OUTCOME_LABEL,
     SUPERSEDED_LABEL,
     Answer,
@@ -428,3 +429,20 @@ def test_a_handover_lead_is_only_for_a_correction_giving_the_action_under_it() -
     standing = replace(action, label="action · bob · 04 Dec 10:01 UTC")
     for below in (note, standing):
         assert _handover_said(correction("handing off AI-3 to Dan"), below, asked) is None
+
+
+def test_an_open_items_list_lists_action_items_only_and_a_done_report_under_its_item() -> None:
+    """Beside the items, the thread's alert can be among what memory shows: it is no open
+    item. A report that the item is done is shown after it, not as an item of its own."""
+    alert = Source("S1", "incident", "note · noa · 05 Dec 06:49 UTC", "pg replica lag alert")
+    first = Source("S2", "incident", "action · noa · 05 Dec 06:50 UTC", "@kim move dashboards")
+    second = Source("S3", "incident", "action · noa · 05 Dec 06:51 UTC", "@dev add a timeout")
+    done = Source(
+        "S4", "incident", f"note · dev · 05 Dec 06:52 UTC{DONE_LABEL}", "timeout added for it"
+    )
+    lead = _summary([], [alert, first, second, done], question="any open action items?")
+    assert lead.split("\n") == [
+        "Open items memory shows (2):",
+        "• [S2] @kim move dashboards",
+        "• [S3] @dev add a timeout → [S4] timeout added for it",
+    ]
