@@ -45,7 +45,10 @@ _KINDS: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = (
             r"\bwhat (?:did|had|have) (?:we|you|they) (?:do|done|try|tried)\b"
             r"|\bhow (?:did|had|have) (?:we|you|they) (?:fix|fixed|resolve|resolved|solve|solved"
             r"|handle|handled|recover|recovered)\b"
-            r"|\bwhat (?:fixed|solved|resolved|worked|helped)\b",
+            r"|\bwhat (?:fixed|solved|resolved|worked|helped)\b"
+            # "what was the fix for the replica lag?" (not "what is the fix": a procedure)
+            r"|\bwhat (?:was|were) (?:the|our) (?:fix|fixes|resolution|remedy|workaround)\b"
+            r"|\bhow (?:was|were) (?:it|they|this|that|the \w+) (?:fixed|resolved|solved)\b",
             re.I,
         ),
     ),

@@ -542,8 +542,9 @@ class Recall:
         """ "What did we decide?", "who owns it?", "why did it fill up?" asked in an incident's
         channel are about that incident. A question that names only the kind of statement
         (no topic words) is answered by the incident's newest statements of that kind, ahead
-        of what search found elsewhere. One with topic words, only when search found nothing
-        that passes the floor, and only by statements that, with the incident's subject (its
+        of what search found elsewhere. One with topic words, only when search kept nothing of
+        the kind asked ("why was the replica lagging?" kept the alert, no root cause), and only
+        by statements that, with the incident's subject (its
         title, the thread's `opening`), account for every topic word: "why did it fill up?"
         under a FillingUp alert gets the root cause; "who owns the payments service?" does not
         get the incident's action items. Kind words are in no statement ("decide" is in no
@@ -552,7 +553,7 @@ class Recall:
         if not kinds or about_an_earlier_incident(query):
             return items
         topic = topic_words(query)
-        if items and topic:
+        if items and topic and any(i.kind in kinds for i in items):
             return items
         said = await self._this_incidents(
             requester, kinds, topic=topic, thread=thread, open_only=asks_open_items(query)

@@ -423,3 +423,48 @@ def test_ai_then_an_owner_mention_is_an_action_item_for_that_owner() -> None:
     assert st.text == "@dev add statement_timeout=10min for the analytics role"
     assert classify("AI @dev can you check?").kind != "action"
     assert classify("AI-assisted triage is neat").kind == "note"
+
+
+async def test_why_in_the_incident_channel_gets_its_root_cause_when_search_kept_the_alert(
+    db, redactor, embedder
+) -> None:
+    """ "why was the replica lagging?" asked in the replica-lag incident's channel: search keeps
+    the alert (it shares "replica" and "lag"), which says nothing of why; the incident's root
+    cause, whose subject the title names, leads."""
+    from memory.incidents import Incidents
+
+    threads = Threads(db, redactor, notes=Notes(db, redactor, embedder))
+    inc = await Incidents(db, redactor=redactor).open(
+        ctx("C1", author=ALICE), title="pg replica lag", channel_id="C1"
+    )
+    root = "1700000001.000100"
+    said = [
+        (ALICE, "pg replica lag alert firing on orders-db-replica-2, lag 14min and climbing"),
+        (BOB, "replica is fine cpu wise, wal replay is stuck?? replay_lsn not moving"),
+        (BOB, "rca: analytics job runs with no statement_timeout, its query blocked wal replay"),
+    ]
+    for n, (author, text) in enumerate(said):
+        await threads.capture(
+            ctx("C1", author=author),
+            ts=root if n == 0 else f"17000000{n + 1:02d}.000100",
+            thread_ts=None if n == 0 else root,
+            text=text,
+            incident=inc.id,
+        )
+    items = await Recall(db, embedder).relevant(
+        Requester("T1/UASK", "T1", channel_id="C1"), "why was the replica lagging?"
+    )
+    assert items and items[0].kind == "root_cause", [(i.kind, i.text) for i in items]
+
+
+@pytest.mark.parametrize(
+    "question", ["what was the fix for the pg replica lag?", "how was the outage fixed?"]
+)
+def test_asking_what_the_fix_was_asks_for_what_the_team_did(question: str) -> None:
+    assert asked_kinds(question) == ("mitigation", "decision")
+    assert asks_what_happened(question)
+
+
+def test_asking_what_the_fix_is_asks_for_a_procedure() -> None:
+    assert asked_kinds("what is the fix for OOMKilled?") == ()
+    assert not asks_what_happened("what is the fix for OOMKilled?")
