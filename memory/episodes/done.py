@@ -76,9 +76,12 @@ _ITEM_OPENING = re.compile(
     r"@[\w.-]+|[a-z]+(?=\s+(?:to|will|should|must|can|needs? to)\s)|will|should|need to|needs to|must|can|to|going to|gonna|'ll)\b[^\w@]*)*",
     re.I,
 )
-# A report that is not one: a question, a plan, a condition, a negation ("not cordoned yet").
+# A report that is not one: a question, a plan, a condition, a negation ("not cordoned yet"),
+# a hypothetical ("restarted pods would lose state") or another time ("rolled back last week").
 _NOT_DONE = re.compile(
-    r"\?\s*$|\b(?:not|n't|never|yet to|will|i'?ll|going to|gonna|once|when|if|should|need to"
+    r"\?\s*$|n[’']t\b|\b(?:(?:do|did|have|has|had|was|were|is|are|ca|wo|could|should)nt"
+    r"|not|never|yet|will|i'?ll|going to|gonna|once|when|if|should|need to"
+    r"|would|could|might|last (?:week|time|month)"
     r"|planning|plan to|about to|trying|try to|instead|fail(?:ed|s|ing)?)\b",
     re.I,
 )

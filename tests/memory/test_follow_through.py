@@ -29,6 +29,7 @@ RAISE = "TODO @dev: raise node-local-dns memory limit to 200Mi and add an alert 
         (CORDON, CORDONED),
         (RAISE, "limit raised to 200Mi and rolled out to all nodes at 11:52"),
         (RAISE, "raised it to 200Mi"),
+        (RAISE, "raised it to 200Mi, went in at 11:52"),  # "went" is no "n't"
         (CORDON, "batch-etl scaled to 0"),
         ("@kim write the postmortem by friday", "postmortem written, link in the topic"),
         ("roll back checkout to v41", "rolled back to v41, errors dropping"),
@@ -50,6 +51,10 @@ def test_a_report_of_doing_what_the_item_said_carries_it_out(item: str, report: 
         (RAISE, "we raised the alarm with the vendor"),
         ("roll back checkout to v41", "v41 deploy failed, rolled forward instead"),
         ("@kim write the postmortem by friday", "I wrote down the timeline"),
+        ("restart the pods", "restarted pods would lose state, careful"),
+        (RAISE, "haven't raised the limit to 200Mi yet"),
+        (RAISE, "havent raised the limit"),
+        ("roll back to v41", "we rolled back last week too, different issue"),
     ],
 )
 def test_talk_that_does_not_report_the_item_done_does_not_carry_it_out(
