@@ -104,7 +104,7 @@ def _handover(text: str) -> re.Match[str] | None:
 _TAKE_BACK = (
     r"^\W*(?:(?:(?:nvm|never ?mind|my bad|oops|whoops|sorry|typo)\b[\s,.!:;\-–—]*)+"
     r"(?:not\b(?!\s+(?:me|sure|yet|now|really|much|a|an)\b)|it'?s\b|its\b|should be\b|(?:i )?meant\b|make that\b|\w\S* not\b)"
-    r"|(?:make that|i meant|meant to say)\s+\S)"
+    r"|make that\s+[\w.-]*\d|(?:i meant|meant to say)\s+(?!to\b)\S)"
 )
 
 # Cues anywhere in the text, strongest first; the first kind that matches wins.

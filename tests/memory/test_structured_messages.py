@@ -411,7 +411,15 @@ def test_taking_back_what_one_just_said_is_a_correction(said: str, now_true: str
 
 
 @pytest.mark.parametrize(
-    "said", ["nvm, found it", "sorry, not me", "sorry not sure", "sorry for the noise"]
+    "said",
+    [
+        "nvm, found it",
+        "sorry, not me",
+        "sorry not sure",
+        "sorry for the noise",
+        "make that change now pls",
+        "I meant to ping you",
+    ],
 )
 def test_an_apology_or_a_withdrawn_question_corrects_nothing(said: str) -> None:
     assert classify(said).kind != "correction"
