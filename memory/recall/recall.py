@@ -24,6 +24,7 @@ from memory.incidents import parse_incident_id
 from memory.notes.exchange import WINDOW as EXCHANGE_WINDOW
 from memory.recall.answer_type import holds, wanted
 from memory.recall.clauses import clauses
+from memory.recall.current import asks_current_value, gives_value, subject_of
 from memory.recall.earlier import (
     about_an_earlier_incident,
     asked_kinds,
@@ -60,6 +61,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 MAX_K = 100
+NEWEST_ID = 2**62  # above every note id: "before it" reads a channel from its newest note
 SIMILAR_CANDIDATES = 30  # notes looked at to rank past incidents
 
 
@@ -369,7 +371,8 @@ class Recall:
         kept = [replace(ranked[i], relevance=probabilities[i]) for i in sorted(chosen)]
         kept = await self._with_what_they_correct(requester, kept, ranked)
         most = floor.most + len(parts) - 1
-        items = (await self._with_corrections(requester, kept))[:most]
+        items = await self._with_corrections(requester, kept)
+        items = (await self._with_current_value(requester, query, items))[:most]
         items = await self._with_outcome(requester, query, items)
         items = await self._with_earlier(requester, query, items)
         items = await self._with_this_incident(requester, query, items, thread)
@@ -465,6 +468,50 @@ class Recall:
                 out.append(replace(found, relevance=fix.relevance))
                 shown.add(found.id)
         return out
+
+    async def _with_current_value(
+        self, requester: Requester, query: str, items: list[RecallItem]
+    ) -> list[RecallItem]:
+        """ "What's maxclients set to now?": the newest statement in the lead item's channel
+        that gives the question's subject a value leads ("maxclients back to 10000 at 09:55"),
+        the lead kept under it. Search ranks by shared words, so it often leads with an earlier
+        value ("bumped maxclients to 20000") or an item that only names the setting ("alert
+        at 80% of maxclients"). A lead that gives a value itself is replaced only by a later one."""
+        if not items or not asks_current_value(query):
+            return items
+        lead = items[0]
+        subject = subject_of(query)
+        if lead.channel_id is None or lead.scope == "user" or not subject:
+            return items
+        rows = await note_store.earlier_in_channel(
+            self._db,
+            requester,
+            channel_id=lead.channel_id,
+            before_id=NEWEST_ID,
+            limit=self._config.supersede.looks_back,
+        )
+        # An open to-do ("add an alert at 80% of maxclients") says what the value is not; any
+        # other lead is replaced only by a later word on the value.
+        to_do = lead.kind == "action" and not done_keys(lead.text)
+        after = 0 if to_do and not gives_value(lead.text, subject) else lead.id
+        newest = next(
+            (
+                r
+                for r in rows
+                # Never a personal row, whatever the store returned: the answer is shared.
+                if r["scope"] != "user"
+                and int(r["id"]) > after
+                and not str(r["text"]).rstrip().endswith("?")
+                and gives_value(str(r["text"]), subject)
+            ),
+            None,
+        )
+        if newest is None or int(newest["id"]) == lead.id:
+            return items
+        now = replace(
+            _item(newest, parse_iso(newest["created_at"]), lead.score), relevance=lead.relevance
+        )
+        return [now, *(it for it in items if it.id != now.id)]
 
     async def _with_outcome(
         self, requester: Requester, query: str, items: list[RecallItem]

@@ -844,3 +844,23 @@ async def test_terse_chat_a_taken_back_value_and_ai_items_are_read_as_people_mea
     assert listed.text.startswith("Open items memory shows (2):"), listed.text
     assert "add statement_timeout=10min for the analytics role" in items[1]
     assert "move the analytics dashboards to the reporting replica" in items[0]
+
+
+async def test_what_a_setting_is_now_is_answered_with_the_newest_value_said(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """A limit bumped, put back, then named again by an action item: "what's it set to now?"
+    leads with the value put back, here and from the next incident's channel."""
+    said = [
+        (BOB, "redis primary: connected_clients=10000, maxclients is 10000, pinned"),
+        (BOB, "bumped maxclients to 20000 as a stopgap"),
+        (ALICE, "decision: roll back search-api to 3.8.4"),
+        (BOB, "maxclients back to 10000 at 09:55"),
+        (ALICE, "AI @bob add an alert on connected_clients > 80% of maxclients by friday"),
+    ]
+    later = await _then_a_new_incident(bot, driver, slack, said, "C0INC45")
+    for channel in (INCIDENT, later):
+        _, answer = await answered(driver, slack, BOSS, "what's maxclients set to now?", channel)
+        lead = next(line for line in answer.text.splitlines() if line.startswith("Memory says"))
+        assert lead.endswith("): maxclients back to 10000 at 09:55"), lead
+        assert f"/archives/{INCIDENT}/p" in _memory_section(answer.blocks)

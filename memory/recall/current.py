@@ -1,0 +1,93 @@
+"""Questions about a value as it stands now ("what's maxclients set to now?", "what pool size
+is billing_db running with now?"), and which statements give their subject a value.
+
+A setting changes during an incident ("bumped maxclients to 20000", then "maxclients back to
+10000 at 09:55"), and an action item about it can be said later still ("add an alert at 80% of
+maxclients"). Search ranks by shared words, so the answer to "now?" is often not the newest word
+on the value: `Recall` leads with the newest statement in the incident that gives the subject a
+value (`gives_value`), the item search found kept under it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memory.text import STOP_WORDS, stem
+
+# The question opens by asking for a thing or an amount ("what", "which", "how many"), and says
+# it wants it as it is now. "If it broke again now, would …" asks no value; "who owns it now?"
+# is a handover, which corrections already answer.
+_ASKS_VALUE = re.compile(
+    r"^\W*(?:so\s+|and\s+|ok\s+)?(?:what(?:'s|’s|s)?|which|how (?:much|many|big|large|high|long))\b",
+    re.I,
+)
+_NOW = re.compile(
+    r"\b(?:now|currently|current|at the moment|at present|these days|as of (?:now|today))\b",
+    re.I,
+)
+# The first part of a question that asks two things ("…now, and how did it get there?").
+_FIRST_PART = re.compile(r",?\s+(?:and|but)\s+(?=(?:how|why|when|who|what|where|which)\b)", re.I)
+
+# Words that ask how a thing is set, not what it is: "what is X set to / running with / at".
+_STATE_TEXT = (
+    "set setting settings run running runs use using used configured configure value values "
+    "now currently current level levels size"
+)
+_STATE_WORDS = frozenset(stem(w) for w in _STATE_TEXT.split())
+_TOKEN = re.compile(r"[a-z0-9]+(?:\.[0-9]+)*")
+# Words that may stand between a setting and its value: "maxclients back to 10000", "limit is
+# now 2Gi", "pool_size = 20". Any other word ends the value's reach: "limit for 5m" is a window,
+# not the limit, and "80% of maxclients" gives maxclients no value.
+_LINK_TEXT = (
+    "is are was were be been to at of from back now down up set stays remains goes went "
+    "becomes became raised lowered bumped reduced increased changed moved"
+)
+_LINKS = frozenset(_LINK_TEXT.split())
+#: How many linking words may stand between a subject word and its value.
+VALUE_REACH = 4
+
+
+def asks_current_value(question: str) -> bool:
+    """Whether the question asks what something is now ("what's maxclients set to now?")."""
+    first = _FIRST_PART.split(question, maxsplit=1)[0]
+    return bool(_ASKS_VALUE.search(first)) and bool(_NOW.search(first))
+
+
+def subject_of(question: str) -> set[str]:
+    """The stems the value is asked of: the first part's content words, less those that only
+    ask how it is set ("set", "running", "now")."""
+    first = _FIRST_PART.split(question, maxsplit=1)[0]
+    words = {stem(w) for w in _TOKEN.findall(first.lower()) if w not in STOP_WORDS}
+    return {w for w in words if not w[0].isdigit()} - _STATE_WORDS
+
+
+def gives_value(text: str, subject: set[str]) -> bool:
+    """Whether `text` gives the subject a value: it names at least half of the subject's words
+    (one, for a subject of one or two), and one of them is followed by a number, at most
+    `VALUE_REACH` linking words on ("maxclients back to 10000", "pool_size 20", "limit is 2Gi")."""
+    if not subject:
+        return False
+    tokens = _TOKEN.findall(text.lower())
+    stems_ = [stem(t) for t in tokens]
+    named = subject & set(stems_)
+    if len(named) < max(1, len(subject) // 2):
+        return False
+    links = _LINKS | subject | _STATE_WORDS  # "pool_size 20": the setting's name goes on
+    return any(
+        word in named and _value_after(tokens, stems_, at + 1, links)
+        for at, word in enumerate(stems_)
+    )
+
+
+def _value_after(tokens: list[str], stems_: list[str], start: int, links: frozenset[str]) -> bool:
+    """Whether a number comes at `start`, after at most `VALUE_REACH` linking words."""
+    for token, word in zip(
+        tokens[start : start + VALUE_REACH + 1],
+        stems_[start : start + VALUE_REACH + 1],
+        strict=True,
+    ):
+        if any(ch.isdigit() for ch in token):
+            return True
+        if token not in links and word not in links:
+            return False
+    return False

@@ -1,0 +1,152 @@
+"""'What's maxclients set to now?': the newest word on a value leads (memory.recall.current)."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory.incidents import Incidents
+from memory.notes.notes import Notes
+from memory.recall.current import asks_current_value, gives_value, subject_of
+from memory.recall.recall import Recall
+from memory.scopes import Requester
+from memory.store import notes as note_store
+from tests.memory.contexts import ctx, store_returning_personal_rows
+
+BUMPED = "bumped maxclients to 20000 as a stopgap"
+BACK = "maxclients back to 10000 at 09:55"
+TO_DO = "AI @chen set max_connections + add an alert on connected_clients > 80% of maxclients"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what's maxclients set to now?",
+        "What pool size is billing_db running with now?",
+        "what is the memory limit currently?",
+        "so what's the current replica count",
+        "What is our SkyQuote limit now, and how did it get there?",
+    ],
+)
+def test_questions_that_ask_for_a_value_as_it_stands(question: str) -> None:
+    assert asks_current_value(question)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "who owns it now?",  # a handover: corrections answer it
+        "what was maxclients set to?",  # no "now": the past is asked
+        "If it broke again now, would the pool hold?",  # asks no value
+        "how did the limit get there, and what is it now?",  # the first part asks no value
+    ],
+)
+def test_questions_that_ask_no_current_value(question: str) -> None:
+    assert not asks_current_value(question)
+
+
+def test_the_subject_leaves_out_words_that_only_ask_how_it_is_set() -> None:
+    assert subject_of("what's maxclients set to now?") == {"maxclient"}
+
+
+@pytest.mark.parametrize(
+    ("question", "text"),
+    [
+        ("what's maxclients set to now?", BACK),
+        ("what's maxclients set to now?", BUMPED),
+        ("what's maxclients set to now?", "redis primary: maxclients is 10000, we're pinned"),
+        (
+            "what pool size is billing_db running with now?",
+            "billing_batch user deployed and billing_db default_pool_size is back to 120",
+        ),
+    ],
+)
+def test_statements_that_give_the_subject_a_value(question: str, text: str) -> None:
+    assert gives_value(text, subject_of(question))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        TO_DO,  # "80% of maxclients": a share of it, not its value
+        "scratch the maxclients bump, it just hides the leak",  # no number at all
+        "maxclients alert fired 3 times",  # "alert" is no linking word: the count is not it
+        "the pool limit for 5m windows",  # the other subject word only
+    ],
+)
+def test_statements_that_give_it_no_value(text: str) -> None:
+    assert not gives_value(text, {"maxclient"})
+
+
+async def _channel(db, redactor, embedder, lines: list[tuple[str, str]]) -> Recall:  # type: ignore[no-untyped-def]
+    incidents, notes = Incidents(db, redactor=redactor), Notes(db, redactor, embedder)
+    inc = await incidents.open(ctx("C1"), title="search 500s", channel_id="C1")
+    for text, kind in lines:
+        await notes.save(ctx("C1"), text, kind, incident=inc.id)  # type: ignore[arg-type]
+    return Recall(db, embedder)
+
+
+ASKER = Requester.full_member("T1/U9", "T1", channel_id="C1")
+
+
+async def test_the_newest_value_leads_over_an_earlier_one_and_a_later_to_do(
+    db, redactor, embedder
+) -> None:
+    recall = await _channel(
+        db,
+        redactor,
+        embedder,
+        [
+            ("redis primary: connected_clients=10000, maxclients is 10000", "note"),
+            (BUMPED, "mitigation"),
+            ("decision: roll back search-api to 3.8.4", "decision"),
+            (BACK, "note"),
+            (TO_DO, "action"),
+        ],
+    )
+    items = await recall.relevant(ASKER, "what's maxclients set to now?")
+    assert items and items[0].text == BACK, [i.text for i in items]
+
+
+async def test_a_lead_that_gives_a_value_is_replaced_only_by_a_later_one(
+    db, redactor, embedder
+) -> None:
+    recall = await _channel(
+        db, redactor, embedder, [("maxclients alert fired 3 times", "note"), (BACK, "note")]
+    )
+    items = await recall.relevant(ASKER, "what's maxclients set to now?")
+    assert items[0].text == BACK
+
+
+async def test_a_later_value_replaces_an_earlier_value_that_led(db, redactor, embedder) -> None:
+    recall = await _channel(
+        db,
+        redactor,
+        embedder,
+        [(BUMPED, "mitigation"), ("maxclients at 30000 since noon, as agreed", "decision")],
+    )
+    (lead, *_) = await recall.relevant(ASKER, "what's maxclients set to now?")
+    assert lead.text == "maxclients at 30000 since noon, as agreed"
+
+
+async def test_a_later_statement_without_a_value_is_not_undone_by_an_earlier_value(
+    db, redactor, embedder
+) -> None:
+    """Only an open to-do gives way to an earlier value: a later decision that names no number
+    ("keep maxclients as it is") is the newer word, and leads."""
+    keep = "decision: leave maxclients set as it is now until the pool fix lands"
+    recall = await _channel(db, redactor, embedder, [(BUMPED, "mitigation"), (keep, "decision")])
+    (lead, *_) = await recall.relevant(ASKER, "what's maxclients set to now?")
+    assert lead.text == keep
+
+
+async def test_a_personal_value_the_store_returned_never_leads_a_shared_answer(
+    db, redactor, embedder, monkeypatch
+) -> None:
+    """Code layer: were the channel query to return a personal note, it is never shown."""
+    recall = await _channel(db, redactor, embedder, [(BUMPED, "mitigation"), (TO_DO, "action")])
+    await Notes(db, redactor, embedder).save(
+        ctx("C1", scope="user"), "my own test box: maxclients set to 50000", "note"
+    )
+    monkeypatch.setattr(note_store, "earlier_in_channel", await store_returning_personal_rows(db))
+    items = await recall.relevant(ASKER, "what's maxclients set to now?")
+    assert items and all(i.scope != "user" for i in items)
