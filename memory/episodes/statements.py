@@ -238,7 +238,11 @@ _CUES: tuple[tuple[StatementKind, re.Pattern[str]], ...] = (
 #: finishes the sentence before it; it states nothing on its own.
 _TRAILING_FIELD = re.compile(
     r"^\s*[*_`(]*(?:(?:owners?|owned by|assignee|assigned to)[*_`]*\s*[:=]?\s*(?:@?[A-Z]\w*|<@\w+>)"
-    r"|(?:due(?! to\b)|eta|deadline)[*_`]*\s*[:=]?\s*(?:\S+\s*){1,3})\W*$",
+    r"|(?:due(?! to\b)|eta|deadline)[*_`]*\s*[:=]?\s*(?:\S+\s*){1,3}"
+    # "… add the alert. by friday": when it is due, said after the full stop
+    r"|by\s+(?:eod|eow|cob|tomorrow|tonight|(?:next|this)\s+\w+|end\s+of\s+(?:the\s+)?\w+"
+    r"|(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*|\d{1,2}(?:st|nd|rd|th)?(?:\s+[a-z]{3,9})?"
+    r"|[a-z]{3,9}\.?\s+\d{1,2}(?:st|nd|rd|th)?))\W*$",
     re.I,
 )
 

@@ -368,3 +368,20 @@ def test_a_reply_taking_on_unlisted_work_is_its_own_action() -> None:
         )
     )
     assert len(s.sections["actions"]) == 2
+
+
+def test_when_an_action_is_due_stays_with_it_when_said_after_its_full_stop() -> None:
+    """ "… add an alert on connected_clients. by friday": the due date is the item's, not a
+    sentence the roll-up drops ("by the way" opens a sentence of its own)."""
+    s = summarise(
+        _thread(
+            "search-api 5xx since 09:10",
+            "AI @chen add an alert on connected_clients > 80% of maxclients. by friday",
+            "TODO: publish the redis client upgrade notes. by 21 June",
+        ),
+        {"T1/U0": "maya", "T1/U1": "maya", "T1/U2": "maya"},
+    )
+    assert s.sections["actions"] == [
+        "@chen add an alert on connected_clients > 80% of maxclients. by friday",
+        "publish the redis client upgrade notes. by 21 June",
+    ], s.sections["actions"]
