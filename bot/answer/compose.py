@@ -415,10 +415,18 @@ _SEEN_BEFORE = re.compile(
     r"|\bever (?:seen|had|hit|happened)\b|\b(?:is|was) this the first time\b"
     r"|^\W*(?:(?:are|were) there )?(?:any |similar |previous |past |earlier )+(?:incidents?|outages?)"
     r"(?: like (?:this|it))?\s*\?"
-    r"|\bis (?:this|it) (?:a )?recurr\w*|\bsame as last time\b",
+    r"|\bis (?:this|it) (?:a )?recurr\w*|\bsame as last time\b"
+    # "has redis maxclients bitten us before?", "has a cert expiry hit us in the past?"
+    r"|\b(?:bitten|bit|hit|burned|burnt|caught)\s+us\s+(?:before|previously|in the past)\s*\??\s*$"
+    # "has this kind of redis outage happened before?": any subject, the question ends there
+    r"|^\W*(?:has|have|had|did)\b[^?.!]{1,80}?\b(?:happened|happen|occurred|come up|came up)"
+    r"\s+(?:before|previously|in the past)\s*\??\s*$",
     re.I,
 )
 
+
+#: How memory's line of a summary opens ("Memory says [S1] (root cause · chen · …): …").
+_MEMORY_SAYS = "Memory says ["
 
 _CATCH_UP = re.compile(
     r"\b(?:summar(?:y|ize|ise)|recap|tl;?\s?dr|catch (?:me|us) up|(?:bring|get) me up to speed"
@@ -448,11 +456,14 @@ def _seen_before(match: SimilarIncident, summary: str) -> str:
         facts += f"; thread says: {_first_sentence(strip_label(match.said_status), 60)}"
     said = match.line or match.why
     head = f"Seen before: {match.incident_id} {match.title}" + (f" ({facts})" if facts else "")
-    lead = f"{head} — {_first_sentence(strip_label(said))}" if said else head
+    line = _first_sentence(strip_label(said)) if said else ""
+    lead = f"{head} — {line}" if line else head
     rest = [
-        line
-        for line in summary.split("\n")
-        if line not in (messages.NOTHING_IN_MEMORY_HERE, messages.NOTHING_FOUND)
+        kept
+        for kept in summary.split("\n")
+        if kept not in (messages.NOTHING_IN_MEMORY_HERE, messages.NOTHING_FOUND)
+        # Memory's line quoting what the lead already says would say it twice.
+        and not (line and kept.startswith(_MEMORY_SAYS) and kept.endswith(f"): {line}"))
     ]
     return "\n".join([lead, *rest])
 

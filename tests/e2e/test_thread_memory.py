@@ -864,3 +864,21 @@ async def test_what_a_setting_is_now_is_answered_with_the_newest_value_said(
         lead = next(line for line in answer.text.splitlines() if line.startswith("Memory says"))
         assert lead.endswith("): maxclients back to 10000 at 09:55"), lead
         assert f"/archives/{INCIDENT}/p" in _memory_section(answer.blocks)
+
+
+async def test_seen_before_in_chat_words_leads_with_the_incident_and_says_its_cause_once(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    said = [
+        (BOB, "logs full of redis ConnectionError: max number of clients reached"),
+        (ALICE, "rc: 3.9.0 opens a new redis connection per request, maxclients exhausted"),
+    ]
+    later = await _then_a_new_incident(bot, driver, slack, said, "C0INC52")
+    _, answer = await answered(driver, slack, BOSS, "has redis maxclients bitten us before?", later)
+    lines = answer.text.splitlines()
+    assert lines[0].startswith("Seen before: inc-42 "), lines[0]
+    cause = "3.9.0 opens a new redis connection per request, maxclients exhausted"
+    assert lines[0].endswith(cause)
+    # The summary says it once: memory's line quoting the same cause is not repeated under it.
+    summary = answer.text.split("*Memory*")[0]
+    assert summary.count(cause) == 1, summary

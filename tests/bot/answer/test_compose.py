@@ -391,7 +391,10 @@ def test_a_question_asking_if_it_happened_before_is_told_apart_from_one_about_be
                   "before you roll back, has anyone seen this?", "is this recurring?",
                   "have we had this issue in the past?", "any previous incidents like this?",
                   "same as last time?", "were there similar incidents?",
-                  "have we seen slow api like this before?"):  # fmt: skip
+                  "have we seen slow api like this before?",
+                  "has redis maxclients bitten us before?",
+                  "has a cert expiry hit us in the past?",
+                  "has this kind of redis outage happened before?"):  # fmt: skip
         assert asks_if_seen_before(asked), asked
     for other in ("what did we do before restarting?", "what did we check before the rollback?",
                   "it is happening again, how do we fix it?", "who had the pager before Raj?",
@@ -399,7 +402,9 @@ def test_a_question_asking_if_it_happened_before_is_told_apart_from_one_about_be
                   "what happened previously in this thread?",
                   "first time setup of the runbook?",
                   "who owns the StorCo ticket from the previous incident?",
-                  "we had lunch like this before going live"):  # fmt: skip
+                  "we had lunch like this before going live",
+                  "has the cron hit us before the page or after?",
+                  "did anything happen before 10:00 that we missed?"):  # fmt: skip
         assert not asks_if_seen_before(other), other
 
 
