@@ -236,14 +236,17 @@ _CUES: tuple[tuple[StatementKind, re.Pattern[str]], ...] = (
 
 #: "… after every rebuild. owner Ola", "… rolled back. ETA 10m": a short field after a full stop
 #: finishes the sentence before it; it states nothing on its own.
-_TRAILING_FIELD = re.compile(
-    r"^\s*[*_`(]*(?:(?:owners?|owned by|assignee|assigned to)[*_`]*\s*[:=]?\s*(?:@?[A-Z]\w*|<@\w+>)"
+_FIELD = (
+    r"(?:(?:owners?|owned by|assignee|assigned to)[*_`]*\s*[:=]?\s*(?:@?[A-Z]\w*|<@\w+>)"
     r"|(?:due(?! to\b)|eta|deadline)[*_`]*\s*[:=]?\s*(?:\S+\s*){1,3}"
     # "… add the alert. by friday": when it is due, said after the full stop
     r"|by\s+(?:eod|eow|cob|tomorrow|tonight|(?:next|this)\s+\w+|end\s+of\s+(?:the\s+)?\w+"
     r"|(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*|\d{1,2}(?:st|nd|rd|th)?(?:\s+[a-z]{3,9})?"
-    r"|[a-z]{3,9}\.?\s+\d{1,2}(?:st|nd|rd|th)?))\W*$",
-    re.I,
+    r"|[a-z]{3,9}\.?\s+\d{1,2}(?:st|nd|rd|th)?))"
+)
+# One field or a list of them: "owner Ola", "owner olu, due wed", "owner: Raj; ETA 10m".
+_TRAILING_FIELD = re.compile(
+    rf"^\s*[*_`(]*{_FIELD}(?:\s*[,;&]\s*(?:and\s+)?[*_`(]*{_FIELD})*\W*$", re.I
 )
 
 
@@ -374,7 +377,10 @@ def classify(text: str, *, author: str | None = None) -> Statement:
         # who owned it
         kind = "correction"
     if kind is None:
-        kind = next((k for k, pattern in _CUES if pattern.search(flat)), "note")
+        # "did the rollback help? fsync p99 now 12ms. yes": what it asks is no cue of what it
+        # states (the answer to it, here, a plain report).
+        stated = _without_questions(flat)
+        kind = next((k for k, pattern in _CUES if pattern.search(stated)), "note")
         if kind == "decision" and _AGREEMENT.match(flat):
             kind = "note"  # "agreed", "ok, approved!": a reply that agrees, not what was decided
         if kind == "action" and _ASKS_TO_HEAR.search(flat) and not names_an_owner(flat):
@@ -382,6 +388,14 @@ def classify(text: str, *, author: str | None = None) -> Statement:
     assert kind is not None
     owner = _owner(flat, author) if kind in ("action", "correction") else None
     return Statement(kind, flat, owner)
+
+
+_QUESTION_SENTENCE = re.compile(r"[^.!?\n]*\?+(?:\s+|$)")
+
+
+def _without_questions(text: str) -> str:
+    """`text` without the sentences that ask ("did it help? p99 is 12ms" -> "p99 is 12ms")."""
+    return _QUESTION_SENTENCE.sub(" ", text).strip()
 
 
 # "scratch that, …", "correction: …", "I was wrong -": how a correction begins, not what it says.

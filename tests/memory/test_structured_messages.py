@@ -476,3 +476,20 @@ def test_asking_what_the_fix_was_asks_for_what_the_team_did(question: str) -> No
 def test_asking_what_the_fix_is_asks_for_a_procedure() -> None:
     assert asked_kinds("what is the fix for OOMKilled?") == ()
     assert not asks_what_happened("what is the fix for OOMKilled?")
+
+
+@pytest.mark.parametrize(
+    ("said", "kind"),
+    [
+        # What a message asks is no cue of what it states: here a plain report.
+        ("did the rollback help? fsync p99 now 12ms, apiserver p99 180ms. yes", "note"),
+        ("why did we restart? it was oom", "note"),
+        # A question that ends it still makes the whole message a question.
+        ("rolled back to v41. did that help?", "note"),
+        # The statement after the question keeps its cue.
+        ("is it dns? decision: roll back coredns to 1.11", "decision"),
+        ("any news? rolled back fluent-bit on cp nodes at 14:22", "mitigation"),
+    ],
+)
+def test_a_question_inside_a_message_is_no_cue_of_what_it_states(said: str, kind: str) -> None:
+    assert classify(said).kind == kind

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from memory.episodes.statements import without_correction_cue
+from memory.episodes.statements import strip_label, without_correction_cue
 from memory.episodes.summary import summarise
 
 
@@ -385,3 +385,16 @@ def test_when_an_action_is_due_stays_with_it_when_said_after_its_full_stop() -> 
         "@chen add an alert on connected_clients > 80% of maxclients. by friday",
         "publish the redis client upgrade notes. by 21 June",
     ], s.sections["actions"]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "postmortem doc: https://docs.example.com/pm/inc-410 . owner olu, due wed",
+        "AI-3: rotate the CA. owner: Raj; ETA 10m",
+        "AI-4: add the alert. due friday, owner kim",
+    ],
+)
+def test_a_list_of_fields_after_a_full_stop_stays_with_the_item(said: str) -> None:
+    s = summarise(_thread("etcd latency", said), {"T1/U0": "maya", "T1/U1": "maya"})
+    assert s.sections["actions"] == [strip_label(said)], s.sections["actions"]
