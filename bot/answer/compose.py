@@ -815,10 +815,14 @@ def _effect_at(sentences: list[str]) -> int:
 
 def _answering_sentence(text: str, question: str, limit: int = 280) -> str:
     """The sentence of `text` that shares most content words with `question` (the first on a
-    tie, or with no question): "CDN status is green. Edge logs say origin_timeout on the 502s."
+    tie, or with no question), never one that asks when one states: "CDN status is green. Edge logs say origin_timeout on the 502s."
     answers "what did the edge logs say?" with its second sentence, marked as a part ("…")."""
     sentences = _sentences(text)
     asked = stems(question)
-    best = max(range(len(sentences)), key=lambda i: (len(asked & stems(sentences[i])), -i))
+    # A sentence that asks ("did the rollback help?") answers nothing when another states.
+    stating = [i for i, x in enumerate(sentences) if not x.rstrip().endswith("?")] or list(
+        range(len(sentences))
+    )
+    best = max(stating, key=lambda i: (len(asked & stems(sentences[i])), -i))
     sentence = runbook_text.lead(sentences[best], limit)  # a long sentence is cut at a word
     return sentence if best == 0 else f"… {sentence}"

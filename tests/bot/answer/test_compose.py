@@ -109,6 +109,23 @@ def test_a_field_after_a_full_stop_is_quoted_with_the_sentence_it_finishes() -> 
     assert lead == "Memory says [S1] (action · kim): AI-2: warm the query cache. owner Ola"
 
 
+def test_a_list_of_fields_after_a_full_stop_is_quoted_with_the_sentence_it_finishes() -> None:
+    text = "postmortem doc: https://docs.example.com/pm/inc-410 . owner olu, due wed"
+    item = Source("S1", "incident", "action · maya", text)
+    lead = _summary([], [item], question="who owns the postmortem?")
+    assert lead == f"Memory says [S1] (action · maya): {text}"
+
+
+def test_the_lead_quotes_what_a_message_states_not_the_question_it_opens_with() -> None:
+    text = "did the rollback help? fsync p99 now 12ms, apiserver p99 180ms. yes"
+    item = Source("S1", "incident", "note · raj", text)
+    lead = _summary([], [item], question="did the rollback help?")
+    assert lead == "Memory says [S1] (note · raj): … fsync p99 now 12ms, apiserver p99 180ms."
+    # A message that only asks is quoted as it is.
+    asks = Source("S1", "incident", "note · raj", "did the rollback help?")
+    assert _summary([], [asks], question="rollback?").endswith("): did the rollback help?")
+
+
 def test_a_question_about_what_happened_leads_with_memory_and_shows_the_runbook_in_a_line() -> None:
     runbook = Source(
         "S1",
