@@ -376,6 +376,7 @@ class Recall:
         items = await self._with_outcome(requester, query, items)
         items = await self._with_earlier(requester, query, items)
         items = await self._with_this_incident(requester, query, items, thread)
+        items = await self._with_item_elsewhere(requester, query, items, ranked)
         return await self._with_follow_through(requester, items)
 
     def _what_it_corrects(
@@ -607,6 +608,42 @@ class Recall:
         )
         shown = {i.id for i in said}
         return said + [i for i in items if i.id not in shown]
+
+    async def _with_item_elsewhere(
+        self,
+        requester: Requester,
+        query: str,
+        items: list[RecallItem],
+        ranked: list[RecallItem],
+    ) -> list[RecallItem]:
+        """ "Who owns the single-rebuilder lock work now?" asked in another channel: the action
+        item of the incident search ranked first that says at least half of the question's
+        topic words ("AI-1: implement the single-flight lock … owner Ben"), with any handover
+        above it. Only for a question that names an item ("follow-up", "action item", "work")
+        and kept no action item: "who owns the payments service?" is no follow-up."""
+        if any(it.kind == "action" for it in items) or not _NAMES_AN_ITEM.search(query):
+            return items
+        if "action" not in asked_kinds(query) or about_an_earlier_incident(query):
+            return items
+        top = next((it for it in ranked if it.scope != "user"), None)
+        if top is None or top.incident_id is None or top.channel_id == requester.channel_id:
+            return items
+        topic = topic_words(query) - _ITEM_WORDS
+        rows = await note_store.incident_statements(
+            self._db, requester, top.incident_id, kinds=("action",)
+        )
+        # Never a personal row, whatever the store returned: the answer is shared.
+        said = [
+            (len(topic & stems(expand_identifiers(str(r["text"])))), int(r["id"]), r)
+            for r in rows
+            if r["scope"] != "user"
+        ]
+        best = max(said, default=None, key=lambda s: s[:2])
+        if best is None or not topic or best[0] * 2 < len(topic):
+            return items
+        found = await self._as_items(requester, [best[2]])
+        shown = {f.id for f in found}
+        return found + [it for it in items if it.id not in shown]
 
     async def _this_incidents(
         self,
@@ -1078,6 +1115,15 @@ class Recall:
 
 #: Replies reporting a shown item done that one answer brings ("done, cordoned …").
 FOLLOW_THROUGH_MOST = 2
+
+#: A question that names an item of follow-up work ("who owns the lock follow-up?").
+_NAMES_AN_ITEM = re.compile(
+    r"\b(?:follow[- ]?ups?|action items?|to-?dos?|tasks?|work|tickets?)\b", re.I
+)
+#: Those words say it is an item, not what it is about.
+_ITEM_WORDS = frozenset(
+    stems("follow up followup action item items todo todos task tasks work ticket tickets")
+)
 
 #: A question that says it is about an incident ("the search incident", "that outage").
 _NAMES_AN_INCIDENT = re.compile(r"\b(?:incident|outage|postmortem|post-mortem|sev ?\d)\b", re.I)

@@ -882,3 +882,22 @@ async def test_seen_before_in_chat_words_leads_with_the_incident_and_says_its_ca
     # The summary says it once: memory's line quoting the same cause is not repeated under it.
     summary = answer.text.split("*Memory*")[0]
     assert summary.count(cause) == 1, summary
+
+
+async def test_who_owns_a_follow_up_asked_from_the_next_incident_gets_it_with_its_handover(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    said = [
+        (BOB, "every homepage rebuild hit the db at once when the key expired"),
+        (ALICE, "decision: single-flight lock on rebuild + stale copy kept for 1h"),
+        (ALICE, "AI-1: implement the single-flight lock and stale copy in feed-api. owner Bob"),
+        (ALICE, "AI-2: dashboard for rebuild duration. owner Alice"),
+        (BOSS, "I'll take AI-1 from Bob, it's close to the refresher work anyway"),
+    ]
+    later = await _then_a_new_incident(bot, driver, slack, said, "C0INC53")
+    question = "who owns the homepage lock follow-up?"
+    _, answer = await answered(driver, slack, BOSS, question, later)
+    memory = _memory_section(answer.blocks)
+    assert "I'll take AI-1 from Bob" in memory and "implement the single-flight lock" in memory
+    assert memory.index("I'll take AI-1 from Bob") < memory.index("implement the single-flight")
+    assert f"/archives/{INCIDENT}/p" in memory  # linked to where it was said
