@@ -236,23 +236,29 @@ _CUES: tuple[tuple[StatementKind, re.Pattern[str]], ...] = (
 
 #: "… after every rebuild. owner Ola", "… rolled back. ETA 10m": a short field after a full stop
 #: finishes the sentence before it; it states nothing on its own.
-_FIELD = (
-    r"(?:(?:owners?|owned by|assignee|assigned to)[*_`]*\s*[:=]?\s*(?:@?[A-Z]\w*|<@\w+>)"
+_FIELD = re.compile(
+    r"[*_`(]*(?:(?:owners?|owned by|assignee|assigned to)[*_`]*\s*[:=]?\s*(?:@?[A-Z]\w*|<@\w+>)"
     r"|(?:due(?! to\b)|eta|deadline)[*_`]*\s*[:=]?\s*(?:\S+\s*){1,3}"
     # "… add the alert. by friday": when it is due, said after the full stop
-    r"|by\s+(?:eod|eow|cob|tomorrow|tonight|(?:next|this)\s+\w+|end\s+of\s+(?:the\s+)?\w+"
-    r"|(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*|\d{1,2}(?:st|nd|rd|th)?(?:\s+[a-z]{3,9})?"
-    r"|[a-z]{3,9}\.?\s+\d{1,2}(?:st|nd|rd|th)?))"
+    r"|by\s+(?:eod|eow|cob|noon|midnight|tomorrow|tonight|(?:next|this)\s+\w+"
+    r"|end\s+of\s+(?:the\s+)?\w+|(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*"
+    r"|\d{1,2}(?::\d\d)?\s*(?:am|pm)?(?:\s+[a-z]{3,9})?|[a-z]{3,9}\.?\s+\d{1,2}(?:st|nd|rd|th)?"
+    r"|q[1-4])(?:\s+(?:pls|please|latest|eod|(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*))?)\W*",
+    re.I,
 )
-# One field or a list of them: "owner Ola", "owner olu, due wed", "owner: Raj; ETA 10m".
-_TRAILING_FIELD = re.compile(
-    rf"^\s*[*_`(]*{_FIELD}(?:\s*[,;&]\s*(?:and\s+)?[*_`(]*{_FIELD})*\W*$", re.I
-)
+# A list of fields is split on its separators and each part read alone: one regex over the whole
+# list backtracks without bound on a long one.
+_FIELD_SEPARATOR = re.compile(r"\s*[,;&]\s*(?:and\s+)?|\s+and\s+", re.I)
+MAX_FIELD_PIECE = 200  # a longer piece is a sentence of its own, never a list of fields
 
 
 def finishes_sentence(piece: str) -> bool:
-    """Whether a piece after a full stop is a field of the sentence before it ("owner Ola")."""
-    return _TRAILING_FIELD.match(piece) is not None
+    """Whether a piece after a full stop is a field of the sentence before it ("owner Ola"), or
+    a list of them ("owner olu, due wed")."""
+    if len(piece) > MAX_FIELD_PIECE:
+        return False
+    parts = [p for p in _FIELD_SEPARATOR.split(piece.strip()) if p]
+    return bool(parts) and all(_FIELD.fullmatch(p) for p in parts)
 
 
 #: "ping me when AI-1 is merged", "let me know once AI-2 lands", "keep us posted on AI-3".
@@ -390,12 +396,18 @@ def classify(text: str, *, author: str | None = None) -> Statement:
     return Statement(kind, flat, owner)
 
 
-_QUESTION_SENTENCE = re.compile(r"[^.!?\n]*\?+(?:\s+|$)")
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?\n])\s+")
+LABEL_QUESTION_WORDS = 2  # "root cause? …", "mitigated? yes": a label asked, then answered
 
 
 def _without_questions(text: str) -> str:
-    """`text` without the sentences that ask ("did it help? p99 is 12ms" -> "p99 is 12ms")."""
-    return _QUESTION_SENTENCE.sub(" ", text).strip()
+    """`text` without the sentences that ask ("did it help? p99 is 12ms" -> "p99 is 12ms"); a
+    label asked and answered in place ("root cause? 3.9.0 leaks") keeps its label."""
+    return " ".join(
+        piece
+        for piece in _SENTENCE_BREAK.split(text)
+        if not piece.rstrip().endswith("?") or len(piece.split()) <= LABEL_QUESTION_WORDS
+    ).strip()
 
 
 # "scratch that, …", "correction: …", "I was wrong -": how a correction begins, not what it says.

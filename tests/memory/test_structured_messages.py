@@ -489,6 +489,9 @@ def test_asking_what_the_fix_is_asks_for_a_procedure() -> None:
         # The statement after the question keeps its cue.
         ("is it dns? decision: roll back coredns to 1.11", "decision"),
         ("any news? rolled back fluent-bit on cp nodes at 14:22", "mitigation"),
+        # A label asked and answered in place keeps its kind.
+        ("root cause? 3.9.0 opens a connection per request", "root_cause"),
+        ("decision? roll back to 3.8.4. ok", "decision"),
     ],
 )
 def test_a_question_inside_a_message_is_no_cue_of_what_it_states(said: str, kind: str) -> None:

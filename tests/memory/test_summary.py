@@ -393,8 +393,19 @@ def test_when_an_action_is_due_stays_with_it_when_said_after_its_full_stop() -> 
         "postmortem doc: https://docs.example.com/pm/inc-410 . owner olu, due wed",
         "AI-3: rotate the CA. owner: Raj; ETA 10m",
         "AI-4: add the alert. due friday, owner kim",
+        "AI-5: rotate the keys. by 2pm",
+        "AI-6: page the db team. owner olu and due wed",
     ],
 )
 def test_a_list_of_fields_after_a_full_stop_stays_with_the_item(said: str) -> None:
     s = summarise(_thread("etcd latency", said), {"T1/U0": "maya", "T1/U1": "maya"})
     assert s.sections["actions"] == [strip_label(said)], s.sections["actions"]
+
+
+def test_a_long_piece_after_a_full_stop_is_a_sentence_of_its_own() -> None:
+    """A piece too long to be fields is never read as a list of them (nor scanned as one)."""
+    from memory.episodes.statements import MAX_FIELD_PIECE, finishes_sentence
+
+    many = "owner Olu, " * 40 + "x"
+    assert len(many) > MAX_FIELD_PIECE and not finishes_sentence(many)
+    assert finishes_sentence("owner Olu, owner Raj, due wed")
