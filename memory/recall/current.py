@@ -11,6 +11,7 @@ value (`gives_value`), the item search found kept under it.
 from __future__ import annotations
 
 import re
+from collections.abc import Set as AbstractSet
 
 from memory.text import STOP_WORDS, stem
 
@@ -39,7 +40,7 @@ _TOKEN = re.compile(r"[a-z0-9]+(?:\.[0-9]+)*")
 # now 2Gi", "pool_size = 20". Any other word ends the value's reach: "limit for 5m" is a window,
 # not the limit, and "80% of maxclients" gives maxclients no value.
 _LINK_TEXT = (
-    "is are was were be been to at of from back now down up set stays remains goes went "
+    "is are be to at of from back now still down up set stays remains goes went "
     "becomes became raised lowered bumped reduced increased changed moved"
 )
 _LINKS = frozenset(_LINK_TEXT.split())
@@ -49,28 +50,30 @@ VALUE_REACH = 4
 
 def asks_current_value(question: str) -> bool:
     """Whether the question asks what something is now ("what's maxclients set to now?")."""
-    first = _FIRST_PART.split(question, maxsplit=1)[0]
+    first = _FIRST_PART.split(" ".join(question.split()), maxsplit=1)[0]
     return bool(_ASKS_VALUE.search(first)) and bool(_NOW.search(first))
 
 
 def subject_of(question: str) -> set[str]:
     """The stems the value is asked of: the first part's content words, less those that only
     ask how it is set ("set", "running", "now")."""
-    first = _FIRST_PART.split(question, maxsplit=1)[0]
+    first = _FIRST_PART.split(" ".join(question.split()), maxsplit=1)[0]
     words = {stem(w) for w in _TOKEN.findall(first.lower()) if w not in STOP_WORDS}
     return {w for w in words if not w[0].isdigit()} - _STATE_WORDS
 
 
-def gives_value(text: str, subject: set[str]) -> bool:
-    """Whether `text` gives the subject a value: it names at least half of the subject's words
-    (one, for a subject of one or two), and one of them is followed by a number, at most
-    `VALUE_REACH` linking words on ("maxclients back to 10000", "pool_size 20", "limit is 2Gi")."""
+def gives_value(text: str, subject: set[str], *, known: AbstractSet[str] = frozenset()) -> bool:
+    """Whether `text` gives the subject a value: it names every subject word but those `known`
+    from where it was said (the incident's title: "appointment-svc" in its own channel), and
+    at least one, and a number follows one of them, at most `VALUE_REACH` linking words on
+    ("maxclients back to 10000", "pool_size 20", "limit is 2Gi"). "rate limit now 500 rps" gives
+    "redis memory limit" no value; "maxclients was 10000" is a past one."""
     if not subject:
         return False
     tokens = _TOKEN.findall(text.lower())
     stems_ = [stem(t) for t in tokens]
     named = subject & set(stems_)
-    if len(named) < max(1, len(subject) // 2):
+    if not named or not (subject - known) <= named:
         return False
     links = _LINKS | subject | _STATE_WORDS  # "pool_size 20": the setting's name goes on
     return any(

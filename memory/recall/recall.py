@@ -494,7 +494,17 @@ class Recall:
         # An open to-do ("add an alert at 80% of maxclients") says what the value is not; any
         # other lead is replaced only by a later word on the value.
         to_do = lead.kind == "action" and not done_keys(lead.text)
-        after = 0 if to_do and not gives_value(lead.text, subject) else lead.id
+        # What the incident's title says goes unsaid in its channel: "the memory limit" in the
+        # appointment-svc incident's channel is that service's.
+        known: set[str] = set()
+        if lead.incident_id is not None:
+            from memory.incidents import Incidents
+
+            incident = await Incidents(self._db, self._clock).get_visible(
+                requester, lead.incident_id
+            )
+            known = stems(expand_identifiers(incident.title)) if incident is not None else set()
+        after = 0 if to_do and not gives_value(lead.text, subject, known=known) else lead.id
         newest = next(
             (
                 r
@@ -503,7 +513,7 @@ class Recall:
                 if r["scope"] != "user"
                 and int(r["id"]) > after
                 and not str(r["text"]).rstrip().endswith("?")
-                and gives_value(str(r["text"]), subject)
+                and gives_value(str(r["text"]), subject, known=known)
             ),
             None,
         )
@@ -512,7 +522,10 @@ class Recall:
         now = replace(
             _item(newest, parse_iso(newest["created_at"]), lead.score), relevance=lead.relevance
         )
-        return [now, *(it for it in items if it.id != now.id)]
+        # A later correction of the value ("scratch that, maxclients is 25000") goes above it.
+        return await self._with_corrections(
+            requester, [now, *(it for it in items if it.id != now.id)]
+        )
 
     async def _with_outcome(
         self, requester: Requester, query: str, items: list[RecallItem]

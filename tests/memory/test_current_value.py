@@ -46,6 +46,11 @@ def test_questions_that_ask_no_current_value(question: str) -> None:
 
 def test_the_subject_leaves_out_words_that_only_ask_how_it_is_set() -> None:
     assert subject_of("what's maxclients set to now?") == {"maxclient"}
+    # Only the part that asks for the value: "how did it get there" is another question.
+    assert subject_of("What is our SkyQuote limit now, and how did it get there?") == {
+        "skyquot",
+        "limit",
+    }
 
 
 @pytest.mark.parametrize(
@@ -77,9 +82,37 @@ def test_statements_that_give_it_no_value(text: str) -> None:
     assert not gives_value(text, {"maxclient"})
 
 
-async def _channel(db, redactor, embedder, lines: list[tuple[str, str]]) -> Recall:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize(
+    ("question", "text"),
+    [
+        # Another setting that shares a word with it
+        ("what's the redis memory limit now?", "rate limit now 500 rps on the gateway"),
+        ("what's apiserver p99 now?", "fsync p99 now 12ms"),
+        ("what pool size is billing_db running with now?", "billing_db at 95% cpu"),
+        # A value it had before
+        ("what's maxclients set to now?", "for the pm: maxclients was 10000 before the bump"),
+    ],
+)
+def test_another_setting_or_a_past_value_is_no_value_of_the_subject(
+    question: str, text: str
+) -> None:
+    assert not gives_value(text, subject_of(question))
+
+
+def test_words_known_from_the_incident_need_not_be_said_again() -> None:
+    """In the appointment-svc incident's channel, "the memory limit back from 2Gi to 1Gi" is
+    that service's limit."""
+    subject = subject_of("What is the appointment-svc memory limit now?")
+    said = "decision on limits: we set the memory limit back from 2Gi to 1Gi"
+    assert not gives_value(said, subject)
+    assert gives_value(said, subject, known={"appoint", "svc"})
+
+
+async def _channel(  # type: ignore[no-untyped-def]
+    db, redactor, embedder, lines: list[tuple[str, str]], title: str = "search 500s"
+) -> Recall:
     incidents, notes = Incidents(db, redactor=redactor), Notes(db, redactor, embedder)
-    inc = await incidents.open(ctx("C1"), title="search 500s", channel_id="C1")
+    inc = await incidents.open(ctx("C1"), title=title, channel_id="C1")
     for text, kind in lines:
         await notes.save(ctx("C1"), text, kind, incident=inc.id)  # type: ignore[arg-type]
     return Recall(db, embedder)
@@ -137,6 +170,45 @@ async def test_a_later_statement_without_a_value_is_not_undone_by_an_earlier_val
     recall = await _channel(db, redactor, embedder, [(BUMPED, "mitigation"), (keep, "decision")])
     (lead, *_) = await recall.relevant(ASKER, "what's maxclients set to now?")
     assert lead.text == keep
+
+
+async def test_a_correction_of_the_newest_value_is_shown_above_it(db, redactor, embedder) -> None:
+    fix = "scratch that, maxclients is 25000 not 20000"
+    recall = await _channel(
+        db, redactor, embedder, [(BUMPED, "mitigation"), (fix, "correction"), (TO_DO, "action")]
+    )
+    first, second, *_ = await recall.relevant(ASKER, "what's maxclients set to now?")
+    assert (first.text, second.text) == (fix, BUMPED)
+    assert second.superseded_by == first.id
+
+
+async def test_in_its_incidents_channel_a_value_need_not_name_what_the_title_says(
+    db, redactor, embedder
+) -> None:
+    back = "decision on limits: we set the memory limit back from 2Gi to 1Gi"
+    recall = await _channel(
+        db,
+        redactor,
+        embedder,
+        [
+            ("raised the appointment-svc memory limit to 2Gi, rollout in progress", "mitigation"),
+            (back, "decision"),
+        ],
+        title="appointment-svc OOM",
+    )
+    (lead, *_) = await recall.relevant(ASKER, "What is the appointment-svc memory limit now?")
+    assert lead.text == back
+
+
+async def test_a_later_question_about_the_value_is_no_value(db, redactor, embedder) -> None:
+    recall = await _channel(
+        db,
+        redactor,
+        embedder,
+        [(BACK, "note"), ("is maxclients at 10000 on replica-2 too?", "note"), (TO_DO, "action")],
+    )
+    (lead, *_) = await recall.relevant(ASKER, "what's maxclients set to now?")
+    assert lead.text == BACK
 
 
 async def test_a_personal_value_the_store_returned_never_leads_a_shared_answer(
