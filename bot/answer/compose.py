@@ -417,10 +417,11 @@ _SEEN_BEFORE = re.compile(
     r"(?: like (?:this|it))?\s*\?"
     r"|\bis (?:this|it) (?:a )?recurr\w*|\bsame as last time\b"
     # "has redis maxclients bitten us before?", "has a cert expiry hit us in the past?"
-    r"|\b(?:bitten|bit|hit|burned|burnt|caught)\s+us\s+(?:before|previously|in the past)\s*\??\s*$"
-    # "has this kind of redis outage happened before?": any subject, the question ends there
+    r"|\b(?:bitten|bit|bite|hit|burned|burnt|caught)\s+(?:us|by (?:this|it|that))\s+"
+    r"(?:before|previously|in the past)\b(?!\s+(?:(?:we|you|they|i|the|a|an|it|\w+ing)\b|\d))"
+    # "has this kind of redis outage happened before?": any subject, then the question ends
     r"|^\W*(?:has|have|had|did)\b[^?.!]{1,80}?\b(?:happened|happen|occurred|come up|came up)"
-    r"\s+(?:before|previously|in the past)\s*\??\s*$",
+    r"\s+(?:before|previously|in the past)\b(?!\s+(?:(?:we|you|they|i|the|a|an|it|\w+ing)\b|\d))",
     re.I,
 )
 
@@ -766,6 +767,10 @@ def _first_sentence(text: str, limit: int = 280) -> str:
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+#: A sentence that only acknowledges: it answers nothing on its own.
+_ACK = re.compile(
+    r"\W*(?:yes|yep|yeah|no|nope|ok(?:ay)?|k|ack|sure|thanks|thx|ty|lgtm|\+1|done|agreed)\W*", re.I
+)
 #: A full stop that ends no sentence: an abbreviation, an initial, or a list number opening the
 #: text or following a colon ("Steps: 1."); "the pool is at 200." ends one.
 _NOT_AN_END = re.compile(
@@ -819,10 +824,13 @@ def _answering_sentence(text: str, question: str, limit: int = 280) -> str:
     answers "what did the edge logs say?" with its second sentence, marked as a part ("…")."""
     sentences = _sentences(text)
     asked = stems(question)
-    # A sentence that asks ("did the rollback help?") answers nothing when another states.
-    stating = [i for i, x in enumerate(sentences) if not x.rstrip().endswith("?")] or list(
-        range(len(sentences))
-    )
+    # Asked something, a sentence that asks ("did the rollback help?") or only acknowledges
+    # ("yes", "ok") answers nothing when another states.
+    stating = [
+        i
+        for i, x in enumerate(sentences)
+        if not question or not (x.rstrip().endswith("?") or _ACK.fullmatch(x))
+    ] or list(range(len(sentences)))
     best = max(stating, key=lambda i: (len(asked & stems(sentences[i])), -i))
     sentence = runbook_text.lead(sentences[best], limit)  # a long sentence is cut at a word
     return sentence if best == 0 else f"… {sentence}"

@@ -121,6 +121,9 @@ def test_the_lead_quotes_what_a_message_states_not_the_question_it_opens_with() 
     item = Source("S1", "incident", "note · raj", text)
     lead = _summary([], [item], question="did the rollback help?")
     assert lead == "Memory says [S1] (note · raj): … fsync p99 now 12ms, apiserver p99 180ms."
+    # Nor a bare acknowledgement when a sentence says what happened.
+    cert = Source("S1", "incident", "note · raj", "is it dns? no. it's the cert, expired 13:50")
+    assert _summary([], [cert], question="is it dns?").endswith("): … it's the cert, expired 13:50")
     # A message that only asks is quoted as it is.
     asks = Source("S1", "incident", "note · raj", "did the rollback help?")
     assert _summary([], [asks], question="rollback?").endswith("): did the rollback help?")
@@ -411,7 +414,10 @@ def test_a_question_asking_if_it_happened_before_is_told_apart_from_one_about_be
                   "have we seen slow api like this before?",
                   "has redis maxclients bitten us before?",
                   "has a cert expiry hit us in the past?",
-                  "has this kind of redis outage happened before?"):  # fmt: skip
+                  "has this kind of redis outage happened before?",
+                  "has this hit us before? 🤔", "did this bite us before?",
+                  "have we been bitten by this before?",
+                  "has maxclients bitten us before, and what did we do?"):  # fmt: skip
         assert asks_if_seen_before(asked), asked
     for other in ("what did we do before restarting?", "what did we check before the rollback?",
                   "it is happening again, how do we fix it?", "who had the pager before Raj?",
