@@ -19,20 +19,31 @@ from memory.text import STOP_WORDS, stem
 # it wants it as it is now. "If it broke again now, would …" asks no value; "who owns it now?"
 # is a handover, which corrections already answer.
 _ASKS_VALUE = re.compile(
-    r"^\W*(?:so\s+|and\s+|ok\s+)?(?:what(?:'s|’s|s)?|which|how (?:much|many|big|large|high|long))\b",
+    r"^\W*(?:so\s+|and\s+|ok\s+)?(?:what(?:'s|’s|s)?|wat(?:'s|s)?|which"
+    r"|how (?:much|many|big|large|high|long))\b",
     re.I,
 )
 _NOW = re.compile(
-    r"\b(?:now|currently|current|at the moment|at present|these days|as of (?:now|today))\b",
+    r"\b(?:now|currently|current|at the moment|at present|these days|as of (?:now|today)"
+    r"|rn|atm)\b",
     re.I,
 )
+# Chat asks it in two or three words: "maxclients now?", "pool size rn?".
+_TERSE = re.compile(r"^\W*[\w.-]+(?:\s+[\w.-]+)?\s+(?:now|rn|atm)\s*\?+\W*$", re.I)
 # The first part of a question that asks two things ("…now, and how did it get there?").
 _FIRST_PART = re.compile(r",?\s+(?:and|but)\s+(?=(?:how|why|when|who|what|where|which)\b)", re.I)
+
+# "who now?", "status now?", "eta now?": a person, a state or a time, never a setting's value.
+_NOT_A_VALUE = re.compile(
+    r"^\W*(?:who|whom|whose|why|when|where|how|status|eta|plan|next|anyone|anybody|us|we|it"
+    r"|this|that)\b",
+    re.I,
+)
 
 # Words that ask how a thing is set, not what it is: "what is X set to / running with / at".
 _STATE_TEXT = (
     "set setting settings run running runs use using used configured configure value values "
-    "now currently current level levels size"
+    "now currently current level levels size rn atm wat whats ok"
 )
 _STATE_WORDS = frozenset(stem(w) for w in _STATE_TEXT.split())
 _TOKEN = re.compile(r"[a-z0-9]+(?:\.[0-9]+)*")
@@ -51,6 +62,8 @@ VALUE_REACH = 4
 def asks_current_value(question: str) -> bool:
     """Whether the question asks what something is now ("what's maxclients set to now?")."""
     first = _FIRST_PART.split(" ".join(question.split()), maxsplit=1)[0]
+    if _TERSE.match(first):
+        return not _NOT_A_VALUE.search(first)
     return bool(_ASKS_VALUE.search(first)) and bool(_NOW.search(first))
 
 

@@ -25,10 +25,27 @@ TO_DO = "AI @chen set max_connections + add an alert on connected_clients > 80% 
         "what is the memory limit currently?",
         "so what's the current replica count",
         "What is our SkyQuote limit now, and how did it get there?",
+        # as chat types it
+        "maxclients now?",
+        "whats the pool size rn",
+        "wat is maxclients now?",
+        "what is max_connections at atm?",
     ],
 )
 def test_questions_that_ask_for_a_value_as_it_stands(question: str) -> None:
     assert asks_current_value(question)
+
+
+@pytest.mark.parametrize(
+    ("question", "subject"),
+    [
+        ("whats the pool size rn", {"pool"}),
+        ("wat is maxclients now?", {"maxclient"}),
+        ("maxclients now?", {"maxclient"}),
+    ],
+)
+def test_chat_words_are_no_part_of_the_subject(question: str, subject: set[str]) -> None:
+    assert subject_of(question) == subject
 
 
 @pytest.mark.parametrize(
@@ -38,6 +55,10 @@ def test_questions_that_ask_for_a_value_as_it_stands(question: str) -> None:
         "what was maxclients set to?",  # no "now": the past is asked
         "If it broke again now, would the pool hold?",  # asks no value
         "how did the limit get there, and what is it now?",  # the first part asks no value
+        "who now?",  # a person
+        "status now?",  # where the incident stands
+        "eta now?",
+        "it is slow now?",
     ],
 )
 def test_questions_that_ask_no_current_value(question: str) -> None:
