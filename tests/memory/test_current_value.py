@@ -7,7 +7,7 @@ import pytest
 from memory.incidents import Incidents
 from memory.notes.notes import Notes
 from memory.recall.current import asks_current_value, gives_value, subject_of
-from memory.recall.recall import Recall
+from memory.recall.recall import NEWEST_ID, Recall
 from memory.scopes import Requester
 from memory.store import notes as note_store
 from tests.memory.contexts import ctx, store_returning_personal_rows
@@ -230,6 +230,21 @@ async def test_a_later_question_about_the_value_is_no_value(db, redactor, embedd
     )
     (lead, *_) = await recall.relevant(ASKER, "what's maxclients set to now?")
     assert lead.text == BACK
+
+
+async def test_the_channel_query_never_returns_a_personal_note_even_to_its_owner(
+    db, redactor, embedder
+) -> None:
+    """SQL layer: the statements the newest value is read from are shared ones only."""
+    await _channel(db, redactor, embedder, [(BUMPED, "mitigation")])
+    await Notes(db, redactor, embedder).save(
+        ctx("C1", scope="user"), "my own test box: maxclients set to 50000", "note"
+    )
+    owner = Requester.full_member("T1/U1", "T1", channel_id="C1")
+    rows = await note_store.earlier_in_channel(
+        db, owner, channel_id="C1", before_id=NEWEST_ID, limit=60
+    )
+    assert [r["text"] for r in rows] == [BUMPED]
 
 
 async def test_a_personal_value_the_store_returned_never_leads_a_shared_answer(
