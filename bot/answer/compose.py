@@ -820,8 +820,9 @@ def _effect_at(sentences: list[str]) -> int:
 
 def _answering_sentence(text: str, question: str, limit: int = 280) -> str:
     """The sentence of `text` that shares most content words with `question` (the first on a
-    tie, or with no question), never one that asks when one states: "CDN status is green. Edge logs say origin_timeout on the 502s."
-    answers "what did the edge logs say?" with its second sentence, marked as a part ("…")."""
+    tie, or with no question), never one that asks or only acknowledges when one states: "CDN
+    status is green. Edge logs say origin_timeout on the 502s." answers "what did the edge logs
+    say?" with its second sentence, marked as a part ("…")."""
     sentences = _sentences(text)
     asked = stems(question)
     # Asked something, a sentence that asks ("did the rollback help?") or only acknowledges

@@ -482,7 +482,7 @@ class Recall:
             return items
         lead = items[0]
         subject = subject_of(query)
-        if lead.channel_id is None or lead.scope == "user" or not subject:
+        if lead.channel_id is None or not subject:
             return items
         rows = await note_store.earlier_in_channel(
             self._db,
@@ -522,10 +522,11 @@ class Recall:
         now = replace(
             _item(newest, parse_iso(newest["created_at"]), lead.score), relevance=lead.relevance
         )
-        # A later correction of the value ("scratch that, maxclients is 25000") goes above it.
-        return await self._with_corrections(
-            requester, [now, *(it for it in items if it.id != now.id)]
-        )
+        # A later correction of the value ("scratch that, maxclients is 25000") goes above it;
+        # the items after it had theirs applied already.
+        led = await self._with_corrections(requester, [now])
+        shown = {it.id for it in led}
+        return led + [it for it in items if it.id not in shown]
 
     async def _with_outcome(
         self, requester: Requester, query: str, items: list[RecallItem]
@@ -1133,10 +1134,9 @@ FOLLOW_THROUGH_MOST = 2
 _NAMES_AN_ITEM = re.compile(
     r"\b(?:follow[- ]?ups?|action items?|to-?dos?|tasks?|work|tickets?)\b", re.I
 )
-#: Those words say it is an item, not what it is about.
-_ITEM_WORDS = frozenset(
-    stems("follow up followup action item items todo todos task tasks work ticket tickets")
-)
+#: Those words say it is an item, not what it is about (`topic_words` already leaves out the
+#: kind words: follow-up, action item, todo).
+_ITEM_WORDS = frozenset(stems("task tasks work ticket tickets"))
 
 #: A question that says it is about an incident ("the search incident", "that outage").
 _NAMES_AN_INCIDENT = re.compile(r"\b(?:incident|outage|postmortem|post-mortem|sev ?\d)\b", re.I)
