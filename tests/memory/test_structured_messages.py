@@ -146,6 +146,7 @@ def test_giving_an_item_to_someone_is_a_correction_that_names_the_new_owner() ->
         ("AI-4 passed along to kim", "kim"),
         ("<@U123> pls take AI-1", "<@U123>"),
         ("AI-1 -> @ana", "ana"),  # an arrow to a mention, not an item labelled "AI-1 -"
+        ("AI-1 handing off to raj, I'm out tomorrow", "raj"),  # the key first, as a subject
     ):
         assert classify(said, author="marta") == Statement("correction", said, owner), said
     # A shift handover names no item; an item sent to a place is given to no one.
