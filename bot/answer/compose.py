@@ -21,6 +21,7 @@ from memory.episodes.done import what_was_done
 from memory.episodes.statements import (
     finishes_sentence,
     names_an_owner,
+    points_back,
     strip_label,
     without_correction_cue,
 )
@@ -784,8 +785,9 @@ def _sentences(text: str) -> list[str]:
     out = [pieces[0]]
     for piece in pieces[1:]:
         # Nor does one before a field of the sentence: "… after every rebuild. owner Ola" is
-        # one statement, and "who owns it?" needs its last two words.
-        if _NOT_AN_END.search(out[-1]) or finishes_sentence(piece):
+        # one statement, and "who owns it?" needs its last two words; nor one before a
+        # sentence that only says what it is ("… rebalance storm. thats the root cause imo").
+        if _NOT_AN_END.search(out[-1]) or finishes_sentence(piece) or points_back(piece):
             out[-1] = f"{out[-1]} {piece}"
         else:
             out.append(piece)

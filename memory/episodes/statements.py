@@ -296,6 +296,29 @@ _OWNER = re.compile(
 )
 
 
+#: "@chen can you add a circuit breaker? by thursday", "<@U1> pls write up the timeline by
+#: EOD": work asked of a named person, with when it is due. Asked without a due date ("@chen
+#: can you check the logs?") it is a request of the moment, no item to follow up.
+_REQUEST = re.compile(
+    rf"^\W*(?:(?:hey|hi|ok(?:ay)?|and|also)\W+)?(?P<who>{_MENTION})[,:]?\s+"
+    r"(?:(?:can|could|would|will)\s+you\s+|(?:please|pls|plz)\s+)(?:(?:please|pls|plz)\s+)?"
+    r"(?:also\s+)?[a-z]",
+    re.I,
+)
+_DUE = re.compile(
+    r"\b(?:by|before|due|until)\s+(?:eod|eow|cob|noon|tomorrow|tonight|(?:next|this)\s+\w+"
+    r"|end\s+of\s+(?:the\s+)?\w+|(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*|q[1-4]"
+    r"|\d{1,2}(?::\d\d)?\s*(?:am|pm)\b|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*"
+    r"\.?\s+\d{1,2})\b|\b(?:this|next) week\b",
+    re.I,
+)
+
+
+def _asks_work_of(text: str) -> bool:
+    """Whether a message asks a named person for work with a due date (an action item)."""
+    return bool(_REQUEST.match(text)) and bool(_DUE.search(text))
+
+
 @dataclass(frozen=True)
 class Statement:
     kind: StatementKind
@@ -375,6 +398,8 @@ def classify(text: str, *, author: str | None = None) -> Statement:
         kind = "action"
         if bare := _bare_item(flat):  # "AI: …" has no number to keep: the label goes
             flat = flat[bare.end() :].strip() or flat
+    if kind is None and _asks_work_of(flat):
+        kind = "action"  # "@chen can you add a circuit breaker? by thursday": owed by chen
     if kind is None and flat.rstrip("*_` ").endswith("?"):
         kind = "note"  # a question asks; it does not state
     if kind is None and _handover(flat):
@@ -408,6 +433,27 @@ def _without_questions(text: str) -> str:
         for piece in _SENTENCE_BREAK.split(text)
         if not piece.rstrip().endswith("?") or len(piece.split()) <= LABEL_QUESTION_WORDS
     ).strip()
+
+
+#: "that's the root cause imo", "this is the fix": a sentence that only names what the one
+#: before it is. It carries the kind's cue; the sentence before it carries what was said.
+_POINTS_BACK = re.compile(
+    r"^\W*(?:(?:so|ok(?:ay)?|yeah|yep|and|yes)\W+)*(?:that|this|which|it)"
+    r"(?:'?s|\s+is|\s+was|\s+(?:must|might|could|would|should|will)\s+be|\s+seems?\s+(?:to\s+be|like)"
+    r"|\s+looks?\s+like)\s+"
+    r"(?:(?:our|the|a|an|probably|likely|most likely|definitely|def|prob|clearly|really|actual"
+    r"|real|main|whole)\s+)*"
+    r"(?:root[ -]?cause|rca|culprit|cause|fix|problem|issue|trigger|reason|why|smoking gun|bug"
+    r"|mitigation|workaround|plan|decision)"
+    r"(?:\W+(?:imo|imho|i think|i guess|i bet|i reckon|for sure|tbh|fwiw|here|then|right there"
+    r"|of (?:this|it|the (?:incident|outage|issue|lag|errors?))|(?:all )?along))*\W*$",
+    re.I,
+)
+
+
+def points_back(sentence: str) -> bool:
+    """Whether a sentence only says what the one before it is ("thats the root cause imo")."""
+    return len(sentence) <= MAX_FIELD_PIECE and bool(_POINTS_BACK.match(unmarked(sentence)))
 
 
 # "scratch that, …", "correction: …", "I was wrong -": how a correction begins, not what it says.
@@ -468,6 +514,8 @@ def claims_work(text: str) -> bool:
 def _owner(text: str, author: str | None) -> str | None:
     if _MINE.search(text):
         return author  # "AI-3 is on me now": not "AI-3", the name before "is on"
+    if _asks_work_of(text) and (asked := _REQUEST.match(text)):
+        return asked.group("who").lstrip("@")  # "hey @olu could you file … by friday": olu
     if handed := _handover(text):  # "handing off AI-3 to Tom": Tom, not who hands it
         name = next(g for g in handed.groups() if g)
         return author if name.lower() == "me" else name.lstrip("@")
@@ -503,8 +551,10 @@ def statement_parts(text: str) -> list[str]:
                 continue
         if line.strip():
             lines.append(line)
+    if len(lines) == 1:
+        return _labelled_sentences(lines[0])
     listed = sum(bool(_LIST_MARKER.match(x) or _LABEL.match(unmarked(x))) for x in lines)
-    if len(lines) < 2 or listed < 2 or _PUT_UP.search(unmarked(text)):
+    if listed < 2 or _PUT_UP.search(unmarked(text)):
         return [text.strip()]
     parts: list[tuple[bool, str]] = []  # (states something, text)
     for line in lines:
@@ -519,6 +569,24 @@ def statement_parts(text: str) -> list[str]:
             parts.append((False, said))
     if not any(states for states, _ in parts):
         return [text.strip()]
+    return [said for _, said in parts]
+
+
+def _labelled_sentences(line: str) -> list[str]:
+    """A one-line message that opens with a label states each sentence of another kind on its
+    own: "status: resolved 10:31. postmortem owner: olu" is a status and an action item. A
+    field ("owner olu") or a sentence that only says what the one before is stays with it."""
+    if not _LABEL.match(unmarked(line)):
+        return [line.strip()]
+    parts: list[tuple[StatementKind, str]] = []
+    for piece in _SENTENCE_BREAK.split(line.strip()):
+        kind = classify(piece).kind
+        if parts and (
+            kind in ("note", parts[-1][0]) or finishes_sentence(piece) or points_back(piece)
+        ):
+            parts[-1] = (parts[-1][0], f"{parts[-1][1]} {piece}")
+        else:
+            parts.append((kind, piece))
     return [said for _, said in parts]
 
 

@@ -20,6 +20,7 @@ from memory.episodes.statements import (
     claims_work,
     finishes_sentence,
     names_an_owner,
+    points_back,
     strip_label,
     without_correction_cue,
 )
@@ -251,12 +252,13 @@ def _names(line: str, person: str) -> bool:
 
 def _sentences(text: str) -> list[str]:
     """A message's sentences, one line at a time; a field after a full stop ("owner Raj") stays
-    with the sentence it finishes."""
+    with the sentence it finishes, and so does one that only says what it is ("… rebalance
+    storm. thats the root cause imo")."""
     out: list[str] = []
     for line in text.splitlines():
         pieces = [p for p in _SENTENCE.split(line) if p.strip()]
         for i, piece in enumerate(pieces):
-            if i > 0 and finishes_sentence(piece):
+            if i > 0 and (finishes_sentence(piece) or points_back(piece)):
                 out[-1] = f"{out[-1]} {piece}"
             else:
                 out.append(piece)

@@ -497,3 +497,44 @@ def test_asking_what_the_fix_is_asks_for_a_procedure() -> None:
 )
 def test_a_question_inside_a_message_is_no_cue_of_what_it_states(said: str, kind: str) -> None:
     assert classify(said).kind == kind
+
+
+@pytest.mark.parametrize(
+    ("message", "owner"),
+    [
+        (
+            "@chen can you add a timeout + circuit breaker on the fraud-check call? by thursday",
+            "chen",
+        ),
+        ("hey @olu could you file the vendor ticket before next week", "olu"),
+        ("<@U0KIM> pls write up the timeline by EOD", "<@U0KIM>"),
+    ],
+)
+def test_work_asked_of_a_named_person_with_a_due_date_is_their_action_item(
+    message: str, owner: str
+) -> None:
+    said = classify(message)
+    assert (said.kind, said.owner) == ("action", owner)
+
+
+@pytest.mark.parametrize(
+    "message", ["@chen can you check the consumer logs?", "@raj please restart the pods"]
+)
+def test_a_request_of_the_moment_without_a_due_date_is_no_action_item(message: str) -> None:
+    assert classify(message).kind == "note"
+
+
+def test_a_labelled_line_states_each_sentence_of_another_kind_on_its_own() -> None:
+    parts = statement_parts("status: resolved 10:31. postmortem owner: olu")
+    assert parts == ["status: resolved 10:31.", "postmortem owner: olu"]
+    assert [classify(p).kind for p in parts] == ["status", "action"]
+    # a field, a sentence of the same kind and plain talk stay with the sentence before them
+    assert statement_parts("decision: roll back to v2.2. owner raj, due wed") == [
+        "decision: roll back to v2.2. owner raj, due wed"
+    ]
+    assert len(statement_parts("status: mitigated. monitoring for 30m")) == 1
+
+
+def test_an_unlabelled_line_is_one_statement_whatever_its_sentences_say() -> None:
+    said = "did the rollback help? fsync p99 now 12ms. postmortem owner: olu"
+    assert statement_parts(said) == [said]

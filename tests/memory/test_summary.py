@@ -409,3 +409,18 @@ def test_a_long_piece_after_a_full_stop_is_a_sentence_of_its_own() -> None:
     many = "owner Olu, " * 40 + "x"
     assert len(many) > MAX_FIELD_PIECE and not finishes_sentence(many)
     assert finishes_sentence("owner Olu, owner Raj, due wed")
+
+
+@pytest.mark.parametrize(
+    "pointer", ["thats the root cause imo", "that's why.", "so that was the culprit!"]
+)
+def test_a_sentence_that_only_names_the_one_before_it_keeps_what_was_said(pointer: str) -> None:
+    """ "… rebalance storm. thats the root cause imo": the cause is the sentence before."""
+    s = summarise(
+        _thread(
+            "KafkaConsumerLagHigh group=checkout-events",
+            f"so consumers blow past the poll interval -> rebalance storm. {pointer}",
+        )
+    )
+    assert s.root_cause is not None
+    assert s.root_cause.startswith("so consumers blow past the poll interval")

@@ -116,6 +116,13 @@ def test_a_list_of_fields_after_a_full_stop_is_quoted_with_the_sentence_it_finis
     assert lead == f"Memory says [S1] (action · maya): {text}"
 
 
+def test_a_sentence_that_only_names_the_one_before_it_is_quoted_with_it() -> None:
+    text = "so consumers blow past the poll interval -> rebalance storm. thats the root cause imo"
+    item = Source("S1", "incident", "root cause · raj", text)
+    lead = _summary([], [item], question="what was the root cause?")
+    assert lead == f"Memory says [S1] (root cause · raj): {text}"
+
+
 def test_the_lead_quotes_what_a_message_states_not_the_question_it_opens_with() -> None:
     text = "did the rollback help? fsync p99 now 12ms, apiserver p99 180ms. yes"
     item = Source("S1", "incident", "note · raj", text)
