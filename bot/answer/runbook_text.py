@@ -206,6 +206,15 @@ def first_words(text: str) -> str:
             continue
         if in_fence:
             command = command or raw.strip()
+            if kept and kept[-1].endswith(":") and raw.strip():
+                # "Kafka:" introduces the code under it: the label and its first command, with
+                # the lines a trailing backslash continues it on.
+                said = [raw.strip()]
+                for more in lines[i + 1 :]:
+                    if not said[-1].endswith("\\") or _FENCE.match(more):
+                        break
+                    said.append(more.strip())
+                return f"{plain(' '.join(kept))} `{' '.join(said)}`"
             continue
         if i + 1 < len(lines) and _SETEXT.match(lines[i + 1]) and not _ITEM.match(raw):
             continue  # a heading underlined on the next line

@@ -171,6 +171,11 @@ def test_a_runbook_links_address_cannot_end_the_link_and_start_slack_markup() ->
         ("- [ ] check the disk\n- [ ] other", "check the disk"),
         ("![diagram](img.png)\n\nSee the diagram above.", "See the diagram above."),
         ("Setext\n======\n\nBody text.", "Body text."),
+        # a label for the code under it is said with its first command, not with the next label
+        ("Kafka:\n\n```promql\nsum(kafka_consumergroup_lag)\n```\n\nRabbitMQ:\n\n```\nx\n```",
+         "Kafka: `sum(kafka_consumergroup_lag)`"),
+        ("```\nkubectl get pods\n```\n\nPlot it:\n\n```\nopenssl s_client \\\n  | grep x\n```",
+         "Plot it: `openssl s_client \\ | grep x`"),
     ],
 )  # fmt: skip
 def test_a_section_in_one_line_is_its_first_words_without_markdown(section: str, line: str) -> None:
