@@ -25,6 +25,7 @@ from memory.episodes.statements import (
     strip_label,
     without_correction_cue,
 )
+from memory.recall.current import asks_current_state
 from memory.recall.earlier import asked_kinds, asks_what_happened, topic_words, without_frame
 from memory.recall.open_items import asks_open_items
 from memory.recall.outcomes import asks_outcome, reports_outcome
@@ -201,6 +202,7 @@ class Answering:
         memory_first = (
             asks_what_happened(q.text)
             or asks_outcome(q.text)
+            or asks_current_state(q.text)
             or _memory_covers_more(q.text, said, runbooks)
         )
         # "Any open action items?" asks for the team's own list: no runbook holds it.

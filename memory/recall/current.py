@@ -59,6 +59,44 @@ _LINKS = frozenset(_LINK_TEXT.split())
 VALUE_REACH = 4
 
 
+# "is the lag gone?", "are we still seeing 502s?", "has the backlog drained?": whether a thing
+# still holds, which the newest word on it answers, not the first report that named it.
+_ASKS_STATE = re.compile(
+    r"^\W*(?:so\s+|and\s+|ok(?:ay)?\s+)?(?:is|are|has|have)\s+(?:[\w.-]+\s+){0,5}?"
+    r"(?:gone|fixed|resolved|over|back|recovered|cleared|stable|healthy|normal|drained|done"
+    r"|still|stopped|settled|green|ok)\b",
+    re.I,
+)
+_STATE_OF_TEXT = (
+    "gone fixed resolved over back recovered cleared stable healthy normal drained done still "
+    "stopped settled green ok seeing see seen yet anymore any more happening"
+)
+_STATE_OF_WORDS = frozenset(stem(w) for w in _STATE_OF_TEXT.split())
+
+
+def asks_current_state(question: str) -> bool:
+    """Whether the question asks if a thing still holds ("is the lag gone?")."""
+    first = _FIRST_PART.split(" ".join(question.split()), maxsplit=1)[0]
+    return bool(_ASKS_STATE.match(first))
+
+
+def state_subject(question: str) -> set[str]:
+    """The stems a state is asked of: "is the lag gone?" -> {"lag"}; "still seeing 502s?" ->
+    {"502s"}."""
+    first = _FIRST_PART.split(" ".join(question.split()), maxsplit=1)[0]
+    words = {stem(w) for w in _TOKEN.findall(first.lower()) if w not in STOP_WORDS}
+    return words - _STATE_WORDS - _STATE_OF_WORDS
+
+
+def names_subject(text: str, subject: set[str], *, known: AbstractSet[str] = frozenset()) -> bool:
+    """Whether `text` names at least one subject word and, with those `known` from where it was
+    said (the incident's title), at least half of them: "lag at 0" is on "the consumer lag" of
+    the kafka lag incident; "rate limit now 500 rps" is not on "the redis memory limit"."""
+    said = {stem(t) for t in _TOKEN.findall(text.lower())}
+    named = subject & said
+    return bool(named) and 2 * len(named | (subject & known)) >= len(subject)
+
+
 def asks_current_value(question: str) -> bool:
     """Whether the question asks what something is now ("what's maxclients set to now?")."""
     first = _FIRST_PART.split(" ".join(question.split()), maxsplit=1)[0]

@@ -24,7 +24,15 @@ from memory.incidents import parse_incident_id
 from memory.notes.exchange import WINDOW as EXCHANGE_WINDOW
 from memory.recall.answer_type import holds, wanted
 from memory.recall.clauses import clauses
-from memory.recall.current import asks_current_value, gives_value, subject_of
+from memory.recall.clock_times import says_time, times_in
+from memory.recall.current import (
+    asks_current_state,
+    asks_current_value,
+    gives_value,
+    names_subject,
+    state_subject,
+    subject_of,
+)
 from memory.recall.earlier import (
     about_an_earlier_incident,
     asked_kinds,
@@ -372,11 +380,13 @@ class Recall:
         kept = await self._with_what_they_correct(requester, kept, ranked)
         most = floor.most + len(parts) - 1
         items = await self._with_corrections(requester, kept)
-        items = (await self._with_current_value(requester, query, items))[:most]
+        items = await self._with_current_value(requester, query, items)
+        items = (await self._with_current_state(requester, query, items))[:most]
         items = await self._with_outcome(requester, query, items)
         items = await self._with_earlier(requester, query, items)
         items = await self._with_this_incident(requester, query, items, thread)
         items = await self._with_item_elsewhere(requester, query, items, ranked)
+        items = await self._with_said_time(requester, query, items, ranked)
         return await self._with_follow_through(requester, items)
 
     def _what_it_corrects(
@@ -496,14 +506,7 @@ class Recall:
         to_do = lead.kind == "action" and not done_keys(lead.text)
         # What the incident's title says goes unsaid in its channel: "the memory limit" in the
         # appointment-svc incident's channel is that service's.
-        known: set[str] = set()
-        if lead.incident_id is not None:
-            from memory.incidents import Incidents
-
-            incident = await Incidents(self._db, self._clock).get_visible(
-                requester, lead.incident_id
-            )
-            known = stems(expand_identifiers(incident.title)) if incident is not None else set()
+        known = await self._title_words(requester, lead.incident_id)
         after = 0 if to_do and not gives_value(lead.text, subject, known=known) else lead.id
         newest = next(
             (
@@ -527,6 +530,109 @@ class Recall:
         led = await self._with_corrections(requester, [now])
         shown = {it.id for it in led}
         return led + [it for it in items if it.id not in shown]
+
+    async def _with_said_time(
+        self, requester: Requester, query: str, items: list[RecallItem], ranked: list[RecallItem]
+    ) -> list[RecallItem]:
+        """ "What changed at 13:50?": the statements that say that time lead (up to two, in the
+        order said), from the channel asked in, else from the incident search ranked first.
+        Search reads "13:50" as two numbers every other time shares, so the floor keeps none."""
+        times = times_in(query)
+        if not times or any(
+            says_time(it.text, times) and not it.text.rstrip().endswith("?") for it in items[:1]
+        ):
+            return items
+        channels = [requester.channel_id, *(it.channel_id for it in ranked[:1])]
+        for channel in dict.fromkeys(c for c in channels if c):
+            rows = await note_store.earlier_in_channel(
+                self._db,
+                requester,
+                channel_id=channel,
+                before_id=NEWEST_ID,
+                limit=self._config.supersede.looks_back,
+            )
+            # Never a personal row, whatever the store returned: the answer is shared.
+            said = [
+                r
+                for r in rows
+                if r["scope"] != "user"
+                and not str(r["text"]).rstrip().endswith("?")
+                and says_time(str(r["text"]), times)
+            ]
+            if said:
+                found = await self._as_items(
+                    requester, sorted(said, key=lambda r: int(r["id"]))[:2]
+                )
+                shown = {f.id for f in found}
+                return found + [it for it in items if it.id not in shown]
+        return items
+
+    async def _with_current_state(
+        self, requester: Requester, query: str, items: list[RecallItem]
+    ) -> list[RecallItem]:
+        """ "Is the lag gone?": the newest statement in the lead item's channel that names the
+        question's subject leads ("lag at 0 as of 10:31. resolving"), a status said after it
+        under it, then the lead. Search ranks the first report that named
+        the lag ("lag climbing since ~09:40") as high as the last word on it."""
+        subject = state_subject(query)
+        if not subject or not asks_current_state(query):
+            return items
+        # Asked where nothing was kept, the channel asked in is the incident asked about.
+        lead = items[0] if items else None
+        channel = lead.channel_id if lead is not None else requester.channel_id
+        if channel is None:
+            return items
+        rows = await note_store.earlier_in_channel(
+            self._db,
+            requester,
+            channel_id=channel,
+            before_id=NEWEST_ID,
+            limit=self._config.supersede.looks_back,
+        )
+        incident = (
+            lead.incident_id
+            if lead is not None
+            else next((str(r["incident_id"]) for r in rows if r["incident_id"]), None)
+        )
+        # What the incident is about goes unsaid in it: its title, and the report it opened with
+        # (the oldest statement read): "lag at 0" is on the kafka consumer lag the alert named.
+        known = await self._title_words(requester, incident)
+        if rows:
+            known |= stems(expand_identifiers(str(rows[-1]["text"])))
+        after = lead.id if lead is not None else 0
+        # Never a personal row, whatever the store returned: the answer is shared.
+        shared = [
+            r
+            for r in rows
+            if r["scope"] != "user"
+            and int(r["id"]) > after
+            and not str(r["text"]).rstrip().endswith("?")
+        ]
+        newest = next(
+            (r for r in shared if names_subject(str(r["text"]), subject, known=known)), None
+        )
+        if newest is None:
+            return items
+        status = next(
+            (r for r in shared if r["kind"] == "status" and int(r["id"]) > int(newest["id"])), None
+        )
+        score, relevance = (lead.score, lead.relevance) if lead is not None else (1.0, 0.0)
+        led = [
+            replace(_item(r, parse_iso(r["created_at"]), score), relevance=relevance)
+            for r in (newest, status)
+            if r is not None
+        ]
+        shown = {it.id for it in led}
+        return led + [it for it in items if it.id not in shown]
+
+    async def _title_words(self, requester: Requester, incident_id: str | None) -> set[str]:
+        """The stems of an incident's title: what goes unsaid in its own channel."""
+        if incident_id is None:
+            return set()
+        from memory.incidents import Incidents
+
+        incident = await Incidents(self._db, self._clock).get_visible(requester, incident_id)
+        return stems(expand_identifiers(incident.title)) if incident is not None else set()
 
     async def _with_outcome(
         self, requester: Requester, query: str, items: list[RecallItem]
@@ -642,7 +748,9 @@ class Recall:
         top = next((it for it in ranked if it.scope != "user"), None)
         if top is None or top.incident_id is None or top.channel_id == requester.channel_id:
             return items
-        topic = topic_words(query) - _ITEM_WORDS
+        # The incident's title names the incident ("the kafka lag incident"), not the item.
+        title = await self._title_words(requester, top.incident_id)
+        topic = topic_words(query) - _ITEM_WORDS - title
         rows = await note_store.incident_statements(
             self._db, requester, top.incident_id, kinds=("action",)
         )
@@ -1132,7 +1240,9 @@ FOLLOW_THROUGH_MOST = 2
 
 #: A question that names an item of follow-up work ("who owns the lock follow-up?").
 _NAMES_AN_ITEM = re.compile(
-    r"\b(?:follow[- ]?ups?|action items?|to-?dos?|tasks?|work|tickets?)\b", re.I
+    r"\b(?:follow[- ]?ups?|action items?|to-?dos?|tasks?|work|tickets?|post-?mortems?"
+    r"|write-?ups?|retros?)\b",
+    re.I,
 )
 #: Those words say it is an item, not what it is about (`topic_words` already leaves out the
 #: kind words: follow-up, action item, todo).

@@ -901,3 +901,58 @@ async def test_who_owns_a_follow_up_asked_from_the_next_incident_gets_it_with_it
     assert "I'll take AI-1 from Bob" in memory and "implement the single-flight lock" in memory
     assert memory.index("I'll take AI-1 from Bob") < memory.index("implement the single-flight")
     assert f"/archives/{INCIDENT}/p" in memory  # linked to where it was said
+
+
+async def test_a_lag_incident_is_answered_by_what_was_said_last_and_keeps_the_work_asked_for(
+    start_bot: Callable[..., Any], slack: FakeSlack
+) -> None:
+    """A kafka lag day in chat words: the cause said as "…storm. thats the root cause imo",
+    work asked of a person with a due date, a status line that also names the postmortem's
+    owner. The root cause is quoted with what it points back at; "is the lag gone?" gets the
+    last word on the lag; a clock time gets what was said at it; the postmortem's owner is
+    found from the next incident's channel; the digest keeps the asked work as an action."""
+    bot = await start_bot(digest_channel=GENERAL)
+    cause = (
+        "so consumers blow past the poll interval -&gt; rebalance storm. thats the root cause imo"
+    )
+    async with SlackDriver(f"http://127.0.0.1:{bot.port}/slack/events", SECRET, slack) as d:
+        root = await d.say(INCIDENT, ALICE, "KafkaConsumerLagHigh group=checkout-events lag > 50k")
+        assert root.ts
+        for user, text in [
+            (BOB, "lag climbing since ~09:40, consumer pods processing 20 msg/s vs usual 2k"),
+            (ALICE, "fraud-svc p99 went from 80ms to 4s at 09:38, their deploy v7.3 went out 09:35"),
+            (BOB, "so consumers blow past the poll interval -> rebalance storm. thats the root cause imo"),
+            (ALICE, f"<@{BOB}> can you add a timeout + circuit breaker on the fraud-check call? by thursday"),
+            (BOB, "lag draining, 50k -> 8k"),
+            (BOB, "lag at 0 as of 10:31. resolving"),
+            (ALICE, "status: resolved 10:31. postmortem owner: alice"),
+        ]:  # fmt: skip
+            await d.say(INCIDENT, user, text, thread_ts=root.ts)
+        await finished(bot, answers=0, captured=8)
+        slack.workspace.add_channel("C0INC61", "inc-61-checkout-slow", members=[ALICE, BOSS])
+        leads = {}
+        questions = (
+            "what was the root cause?",
+            "is the kafka consumer lag gone?",
+            "what changed at 09:35?",
+        )
+        for question in questions:
+            _, answer = await answered(d, slack, BOSS, question)
+            leads[question] = answer.text.splitlines()[0]
+        assert leads["what was the root cause?"].endswith(f"): {cause}")
+        # The last word on the lag leads, over the queue-backlog runbook the words match.
+        assert leads["is the kafka consumer lag gone?"].endswith(
+            "): lag at 0 as of 10:31. resolving"
+        )
+        assert leads["what changed at 09:35?"].endswith("their deploy v7.3 went out 09:35")
+        question = "who owns the postmortem for the checkout latency incident?"
+        _, answer = await answered(d, slack, BOSS, question, "C0INC61")
+        assert answer.text.splitlines()[0].endswith("): postmortem owner: alice"), answer.text
+    jobs = Jobs(bot.deps, bot.app.client, team_id=TEAM)
+    assert await jobs.roll_up_threads() >= 1
+    assert await jobs.post_digest() is True
+    digest = slack.workspace.bot_messages(GENERAL)[0].text
+    assert f"Root cause: {cause}" in digest
+    actions = [x.strip() for x in digest.splitlines() if x.strip().startswith("Action")]
+    assert any("circuit breaker on the fraud-check call? by thursday" in a for a in actions)
+    assert "Action: postmortem owner: alice" in actions

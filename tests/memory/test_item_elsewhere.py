@@ -66,3 +66,25 @@ async def test_a_personal_item_the_store_returned_is_never_shown_from_elsewhere(
     monkeypatch.setattr(note_store, "incident_statements", await store_returning_personal_rows(db))
     items = await recall.relevant(ELSEWHERE, "Who owns the single-rebuilder lock work now?")
     assert all(i.scope != "user" for i in items)
+
+
+async def test_the_postmortem_of_an_incident_named_by_its_title_is_an_item_asked_elsewhere(
+    db, redactor, embedder
+) -> None:
+    """ "Who owns the postmortem for the kafka lag incident?": the title's words name the
+    incident, the postmortem is the item, so its owner line is enough."""
+    incidents, notes = Incidents(db, redactor=redactor), Notes(db, redactor, embedder)
+    kafka = await incidents.open(ctx("C3"), title="checkout kafka lag", channel_id="C3")
+    for text, kind in [
+        ("lag climbing since ~09:40, consumers processing 20 msg/s", "note"),
+        ("so consumers blow past the poll interval -> rebalance storm", "root_cause"),
+        ("status: resolved 10:31.", "status"),
+        ("postmortem owner: olu", "action"),
+    ]:
+        await notes.save(ctx("C3"), text, kind, incident=kafka.id)  # type: ignore[arg-type]
+    await incidents.open(ctx("C4"), title="checkout slow", channel_id="C4")
+    asker = Requester.full_member("T1/U9", "T1", channel_id="C4")
+    items = await Recall(db, embedder).relevant(
+        asker, "who owns the postmortem for the kafka lag incident?"
+    )
+    assert items and items[0].text == "postmortem owner: olu"

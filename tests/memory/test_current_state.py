@@ -1,0 +1,126 @@
+"""'Is the lag gone?': the newest word on the thing asked about leads (memory.recall.current)."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory.incidents import Incidents
+from memory.notes.notes import Notes
+from memory.recall.current import asks_current_state, names_subject, state_subject
+from memory.recall.recall import Recall
+from memory.scopes import Requester
+from memory.store import notes as note_store
+from tests.memory.contexts import ctx, store_returning_personal_rows
+
+FIRST = "looking. lag climbing since ~09:40, consumer pods are up but processing 20 msg/s"
+DRAINING = "lag draining, 50k -> 8k"
+ZERO = "lag at 0 as of 10:31. resolving"
+RESOLVED = "status: resolved 10:31."
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "is the lag gone?",
+        "are we still seeing 502s on checkout?",
+        "has the backlog drained?",
+        "is checkout back to normal?",
+        "so is the fsync latency ok now?",
+    ],
+)
+def test_questions_that_ask_whether_a_thing_still_holds(question: str) -> None:
+    assert asks_current_state(question)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "is it etcd disk like last time?",  # asks what it is, not whether it still holds
+        "is there a runbook for kafka lag?",
+        "did the rollback help?",  # an outcome: the reply to the change answers it
+        "what was the root cause of the lag?",
+    ],
+)
+def test_questions_that_ask_no_current_state(question: str) -> None:
+    assert not asks_current_state(question)
+
+
+def test_the_subject_leaves_out_the_words_that_ask_for_the_state() -> None:
+    assert state_subject("is the lag gone?") == {"lag"}
+    assert "502" in "".join(state_subject("are we still seeing 502s on checkout?"))
+
+
+def test_a_statement_on_the_subject_names_half_its_words_with_what_the_title_says() -> None:
+    subject = state_subject("is the consumer lag gone?")
+    assert not names_subject("lag at 0 as of 10:31", {"redis", "memory", "limit"})
+    assert names_subject("lag at 0 as of 10:31", subject)
+    assert not names_subject("status: resolved 10:31.", subject, known={"lag"})
+    # one word of four is another thing that shares a word ("apiserver p99" for "fraud-svc p99")
+    assert not names_subject("apiserver p99 180ms", state_subject("is the fraud-svc p99 ok now?"))
+
+
+async def _channel(  # type: ignore[no-untyped-def]
+    db, redactor, embedder, lines: list[tuple[str, str]], title: str = "checkout kafka lag"
+) -> Recall:
+    incidents, notes = Incidents(db, redactor=redactor), Notes(db, redactor, embedder)
+    inc = await incidents.open(ctx("C1"), title=title, channel_id="C1")
+    for text, kind in lines:
+        await notes.save(ctx("C1"), text, kind, incident=inc.id)  # type: ignore[arg-type]
+    return Recall(db, embedder)
+
+
+ASKER = Requester.full_member("T1/U9", "T1", channel_id="C1")
+DAY = [
+    (FIRST, "note"),
+    ("bumped max.poll.interval.ms to 900000, rolling restart done 10:05", "mitigation"),
+    (DRAINING, "note"),
+    (ZERO, "note"),
+    (RESOLVED, "status"),
+]
+
+
+async def test_the_newest_word_on_the_subject_leads_then_a_later_status(
+    db, redactor, embedder
+) -> None:
+    recall = await _channel(db, redactor, embedder, DAY)
+    items = await recall.relevant(ASKER, "is the lag gone?")
+    assert [i.text for i in items[:2]] == [ZERO, RESOLVED]
+
+
+async def test_without_the_state_question_the_first_report_may_lead(db, redactor, embedder) -> None:
+    """The same subject asked about without asking for its state is ranked as search ranks it:
+    the reordering is the state question's alone."""
+    recall = await _channel(db, redactor, embedder, DAY)
+    items = await recall.relevant(ASKER, "when did the lag start climbing?")
+    assert items and items[0].text == FIRST
+
+
+async def test_a_later_question_about_the_subject_is_no_word_on_it(db, redactor, embedder) -> None:
+    recall = await _channel(db, redactor, embedder, [*DAY[:4], ("is the lag back?", "note")])
+    items = await recall.relevant(ASKER, "is the lag gone?")
+    assert items[0].text == ZERO
+
+
+async def test_a_personal_note_the_store_returned_never_leads_a_shared_answer(
+    db, redactor, embedder, monkeypatch
+) -> None:
+    """Code layer (the channel query's SQL layer is tested with the current value)."""
+    recall = await _channel(db, redactor, embedder, DAY[:2])
+    await Notes(db, redactor, embedder).save(
+        ctx("C1", scope="user"), "my own lag dashboard shows lag at 0", "note"
+    )
+    monkeypatch.setattr(note_store, "earlier_in_channel", await store_returning_personal_rows(db))
+    items = await recall.relevant(ASKER, "is the lag gone?")
+    assert items and all(i.scope != "user" for i in items)
+
+
+async def test_what_the_channels_first_report_names_need_not_be_said_again(
+    db, redactor, embedder
+) -> None:
+    """ "Is the kafka consumer lag gone?" where the alert named KafkaConsumerLagHigh: "lag at 0"
+    is on it, though it says neither "kafka" nor "consumer"."""
+    alert = "[FIRING:1] KafkaConsumerLagHigh group=checkout-events lag > 50k"
+    lines = [(alert, "note"), *DAY[:4]]
+    recall = await _channel(db, redactor, embedder, lines, title="checkout slow")
+    items = await recall.relevant(ASKER, "is the kafka consumer lag gone?")
+    assert items and items[0].text == ZERO
