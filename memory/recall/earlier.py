@@ -32,7 +32,10 @@ _KINDS: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = (
         ("action",),
         re.compile(
             r"\b(?:action items?|follow[- ]?ups?|to-?dos?"
-            r"|who (?:owns|owned|will do)|who(?:'s|’s|s| is) (?:doing|taking|owning))\b",
+            r"|who (?:owns|owned|will do)|who(?:'s|’s|s| is) (?:doing|taking|owning)"
+            # "who is on the hook for the rebuild lock work?", "who's responsible for the fix?"
+            r"|who(?:'s|’s|s| is| was| will be)? (?:on the hook|responsible|accountable"
+            r"|handling|driving|assigned))\b",
             re.I,
         ),
     ),

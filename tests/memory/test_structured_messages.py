@@ -206,6 +206,10 @@ def test_shorthand_and_a_slip_of_the_keyboard_ask_for_the_kind_they_mean() -> No
         assert respelled(word) == word, word
     assert asked_kinds("whos doing the fsync alert?") == ("action",)
     assert asked_kinds("who's taking the cron move?") == ("action",)
+    # owners asked in other words; the words that ask are no topic
+    assert asked_kinds("who is on the hook for the rebuild lock work?") == ("action",)
+    assert topic_words("who is on the hook for the circuit breaker?") == {"circuit", "breaker"}
+    assert asked_kinds("who is on call?") == ()  # a rota, not an item
 
 
 def test_a_question_for_the_statements_themselves_is_about_what_was_said() -> None:
