@@ -459,6 +459,8 @@ def _seen_before(match: SimilarIncident, summary: str) -> str:
     if match.said_status:  # `/incident status` may lag what its thread says
         facts += f"; thread says: {_first_sentence(strip_label(match.said_status), 60)}"
     said = match.line or match.why
+    if said and match.said_status and strip_label(said) == strip_label(match.said_status):
+        said = ""  # its status line is its headline: said once, in the facts
     head = f"Seen before: {match.incident_id} {match.title}" + (f" ({facts})" if facts else "")
     line = _first_sentence(strip_label(said)) if said else ""
     lead = f"{head} — {line}" if line else head

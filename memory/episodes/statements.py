@@ -200,6 +200,8 @@ _CUES: tuple[tuple[StatementKind, re.Pattern[str]], ...] = (
             r"\bmitigat\w*|\brolled back\b|\brolling back\b|\brollback\b|\breverted\b"
             r"|\breverting\b|\bfail(?:ed)? ?over\b|\bscaled (?:out|up)\b|\brestarted\b"
             r"|\bworkaround\b|\bhot ?fix\b|\bpaused\b|\bdisabled\b|\bresized\b"
+            # "timeout bumped to 60s on the gateway": a change said of the setting
+            r"|\bbumped\s+(?:it\s+)?(?:up\s+)?(?:to|from|by)\b"
             r"|(?:^\s*|\b(?:we|i|they|just|have|'ve)\s+)patched\b"
             # "I have migrated master-1 to ds-03", "we drained node-4": a change said as done by
             # the team (a passive "was migrated at 09:40" tells what happened to it)

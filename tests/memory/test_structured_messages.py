@@ -542,3 +542,9 @@ def test_a_labelled_line_states_each_sentence_of_another_kind_on_its_own() -> No
 def test_an_unlabelled_line_is_one_statement_whatever_its_sentences_say() -> None:
     said = "did the rollback help? fsync p99 now 12ms. postmortem owner: olu"
     assert statement_parts(said) == [said]
+
+
+def test_a_setting_said_bumped_to_a_value_is_a_change_made() -> None:
+    assert classify("gateway timeout bumped to 60s").kind == "mitigation"
+    assert classify("the pool got bumped up to 50 and errors stopped").kind == "mitigation"
+    assert classify("p99 went up to 4s at 09:38").kind == "note"  # a symptom, no change made

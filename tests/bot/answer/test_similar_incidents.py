@@ -100,3 +100,24 @@ async def test_a_past_incident_shows_what_its_thread_last_said_about_its_status(
     (block,) = render.similar_incidents((similar,))
     text = block["text"]["text"]
     assert "open; thread says: resolved at 10:48 &lt;!channel&gt;" in text
+
+
+async def test_a_past_incident_whose_status_is_its_headline_says_it_once(
+    db: Database, redactor: Redactor, embedder: Embedder
+) -> None:
+    """No root cause, fix or decision said, only "resolved 12:30": the line is not the same
+    status said again after the facts, in the list or in a "seen before" lead."""
+    said = [
+        (ALICE, "billing-api pods throw HikariPool connection timeouts"),
+        (BOB, "status: resolved 12:30"),
+    ]
+    await _past_incident(db, redactor, embedder, said, status=None)
+    answering = Answering(
+        recall=Recall(db, embedder), knowledge=None, skills=None, profiles=None, episodes=None
+    )
+    asked = "billing-api pods throw HikariPool connection timeouts, have we seen this before?"
+    answer = await answering.compose(Question(ASKER, asked, ThreadKey("T1", "CNEW", "1")))
+    (block,) = render.similar_incidents(answer.similar)
+    assert block["text"]["text"].count("resolved 12:30") == 1, block["text"]["text"]
+    lead = answer.summary.splitlines()[0]
+    assert lead.startswith("Seen before:") and lead.count("resolved 12:30") == 1, lead
