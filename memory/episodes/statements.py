@@ -22,7 +22,7 @@ StatementKind = Literal[
 _LABELS: tuple[tuple[StatementKind, str], ...] = (
     # "rc:" with its colon: "rc-2 is out" names a release candidate
     ("root_cause", r"root[ -]?cause|rca|rc(?![*_`]*\s*[\-–—])|cause"),
-    ("decision", r"decision|decided|agreed"),
+    ("decision", r"decision|decided|agreed|plan"),
     ("action", r"action(?:[ -]?items?)?|todo|follow[ -]?up|owner"),
     ("mitigation", r"mitigation|workaround|fix"),
     ("status", r"status(?:[ -]?update)?|update|resolved|mitigated"),
@@ -218,6 +218,13 @@ _CUES: tuple[tuple[StatementKind, re.Pattern[str]], ...] = (
             r"|extended|rotated|flushed|purged|killed|throttled|re-?enabled|redeployed|re-deployed"
             r"|rolled (?:out|forward)|freed|compacted|defragmented|defragged|suspended|blocked"
             r"|unblocked|scaled)\b"
+            # "updated the secret with the new s3 key", "rotated the api token": a setting or
+            # credential changed, said as done ("updated the status page" changes nothing)
+            r"|^\s*(?:just\s+|now\s+|already\s+)?(?:updated|changed|replaced|rotated|restored"
+            r"|fixed|corrected)\s+(?:the\s+|our\s+|its\s+)?(?:[\w.-]+\s+){0,2}?"
+            r"(?:secrets?|config|configmaps?|keys?|creds|credentials|certs?|certificates?|tokens?"
+            r"|passwords?|env|variables?|settings?|limits?|quotas?|values?|records?|routes?|rules?"
+            r"|polic(?:y|ies))\b"
             # "done `kubectl -n x patch …`": a command that changes something, said as run
             r"|\b(?:done|ran|applied)\b[,:]?\s*`\s*(?:(?:kubectl|oc)\s+(?:-{1,2}[\w-]+(?:[ =]\S+)?\s+)*"
             r"(?:patch|rollout|scale|delete|drain|cordon|uncordon|set|apply|annotate|label|edit)"
@@ -314,6 +321,12 @@ _DUE = re.compile(
     r"\.?\s+\d{1,2})\b|\b(?:this|next) week\b",
     re.I,
 )
+
+
+#: "alert on archive_command failures > 5m — @olu", "… (<@U1>)": a line signed with whose item it
+#: is. At most this many words before the name is a signed greeting ("thanks — @olu"), no item.
+_SIGNED = re.compile(rf"(?:\s[—–-]+|\()\s*{_MENTION}\s*\)?\s*$")
+SIGNED_ITEM_WORDS = 3
 
 
 def _asks_work_of(text: str) -> bool:
@@ -418,6 +431,8 @@ def classify(text: str, *, author: str | None = None) -> Statement:
             kind = "note"  # "agreed", "ok, approved!": a reply that agrees, not what was decided
         if kind == "action" and _ASKS_TO_HEAR.search(flat) and not names_an_owner(flat):
             kind = "note"  # "ping me when AI-1 is merged" asks to hear of an item, is no new one
+        if kind == "note" and _SIGNED.search(flat) and len(flat.split()) > SIGNED_ITEM_WORDS:
+            kind = "action"  # "alert on archive_command failures > 5m — @olu": olu's item
     assert kind is not None
     owner = _owner(flat, author) if kind in ("action", "correction") else None
     return Statement(kind, flat, owner)
@@ -472,6 +487,14 @@ def without_correction_cue(text: str) -> str:
     """A correction's words without how it opens ("scratch that, Dan owns the CI check" ->
     "Dan owns the CI check"): what is true now. Text that is only the cue is kept."""
     return _CORRECTION_OPENING.sub("", text, count=1).strip() or text
+
+
+def is_heading(text: str) -> bool:
+    """Whether the text only heads a list ("Follow-ups:", "*Postmortem follow-ups* :memo:"):
+    it says nothing on its own, so it never answers."""
+    flat = unmarked(text) or text.strip()
+    label = _LABEL.match(flat)
+    return bool(_HEADING.match(flat)) or (label is not None and not flat[label.end() :].strip())
 
 
 def names_an_owner(text: str) -> bool:

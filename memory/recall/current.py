@@ -64,12 +64,13 @@ VALUE_REACH = 4
 _ASKS_STATE = re.compile(
     r"^\W*(?:so\s+|and\s+|ok(?:ay)?\s+)?(?:is|are|has|have)\s+(?:[\w.-]+\s+){0,5}?"
     r"(?:gone|fixed|resolved|over|back|recovered|cleared|stable|healthy|normal|drained|done"
-    r"|still|stopped|settled|green|ok)\b",
+    r"|still|stopped|settled|green|ok|working|running|up|fine|flowing|caught up)\b",
     re.I,
 )
 _STATE_OF_TEXT = (
     "gone fixed resolved over back recovered cleared stable healthy normal drained done still "
-    "stopped settled green ok seeing see seen yet anymore any more happening"
+    "stopped settled green ok seeing see seen yet anymore any more happening working running up "
+    "fine flowing caught again"
 )
 _STATE_OF_WORDS = frozenset(stem(w) for w in _STATE_OF_TEXT.split())
 

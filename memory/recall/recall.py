@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from memory.clock import Clock, parse_iso, utc_now
 from memory.episodes.done import carries_out
-from memory.episodes.statements import claims_work, without_correction_cue
+from memory.episodes.statements import claims_work, is_heading, without_correction_cue
 from memory.errors import EmbeddingUnavailable, InvalidLimit
 from memory.incidents import parse_incident_id
 from memory.notes.exchange import WINDOW as EXCHANGE_WINDOW
@@ -376,7 +376,12 @@ class Recall:
                 if best not in chosen:
                     chosen.append(best)
                 lead = lead or ranked[best].channel_id
-        kept = [replace(ranked[i], relevance=probabilities[i]) for i in sorted(chosen)]
+        # "Follow-ups:" heads the items under it, and answers nothing itself.
+        kept = [
+            replace(ranked[i], relevance=probabilities[i])
+            for i in sorted(chosen)
+            if not is_heading(ranked[i].text)
+        ]
         kept = await self._with_what_they_correct(requester, kept, ranked)
         most = floor.most + len(parts) - 1
         items = await self._with_corrections(requester, kept)
@@ -535,12 +540,11 @@ class Recall:
         self, requester: Requester, query: str, items: list[RecallItem], ranked: list[RecallItem]
     ) -> list[RecallItem]:
         """ "What changed at 13:50?": the statements that say that time lead (up to two, in the
-        order said), from the channel asked in, else from the incident search ranked first.
-        Search reads "13:50" as two numbers every other time shares, so the floor keeps none."""
+        order said: the report made then before a later summary that names it), from the channel
+        asked in, else from the incident search ranked first. Search reads "13:50" as two
+        numbers every other time shares, so the floor often keeps none."""
         times = times_in(query)
-        if not times or any(
-            says_time(it.text, times) and not it.text.rstrip().endswith("?") for it in items[:1]
-        ):
+        if not times:
             return items
         channels = [requester.channel_id, *(it.channel_id for it in ranked[:1])]
         for channel in dict.fromkeys(c for c in channels if c):
@@ -599,7 +603,9 @@ class Recall:
         known = await self._title_words(requester, incident)
         if rows:
             known |= stems(expand_identifiers(str(rows[-1]["text"])))
-        after = lead.id if lead is not None else 0
+        # A lead that says what is to be done says nothing of how it stands: any report may
+        # replace it; a lead that reports, only a later one.
+        after = lead.id if lead is not None and lead.kind not in _TO_BE_DONE else 0
         # Never a personal row, whatever the store returned: the answer is shared.
         shared = [
             r
@@ -608,8 +614,15 @@ class Recall:
             and int(r["id"]) > after
             and not str(r["text"]).rstrip().endswith("?")
         ]
+        # A report says how it stands; an action item or a decision says what is to be done.
         newest = next(
-            (r for r in shared if names_subject(str(r["text"]), subject, known=known)), None
+            (
+                r
+                for r in shared
+                if r["kind"] not in _TO_BE_DONE
+                and names_subject(str(r["text"]), subject, known=known)
+            ),
+            None,
         )
         if newest is None:
             return items
@@ -1247,6 +1260,9 @@ _NAMES_AN_ITEM = re.compile(
 #: Those words say it is an item, not what it is about (`topic_words` already leaves out the
 #: kind words: follow-up, action item, todo).
 _ITEM_WORDS = frozenset(stems("task tasks work ticket tickets"))
+
+#: Kinds that say what is to be done, not how things stand.
+_TO_BE_DONE = frozenset({"action", "decision"})
 
 #: A question that says it is about an incident ("the search incident", "that outage").
 _NAMES_AN_INCIDENT = re.compile(r"\b(?:incident|outage|postmortem|post-mortem|sev ?\d)\b", re.I)

@@ -124,3 +124,26 @@ async def test_what_the_channels_first_report_names_need_not_be_said_again(
     recall = await _channel(db, redactor, embedder, lines, title="checkout slow")
     items = await recall.relevant(ASKER, "is the kafka consumer lag gone?")
     assert items and items[0].text == ZERO
+
+
+async def test_an_action_item_or_a_decision_on_the_subject_is_no_word_on_how_it_stands(
+    db, redactor, embedder
+) -> None:
+    """ "Is archiving working again?": the report that it succeeds leads, not the later follow-up
+    to alert on it nor a decision that waits for it."""
+    fixed = "updated the secret with the new s3 key, archive_command succeeding again at 10:31"
+    recall = await _channel(
+        db,
+        redactor,
+        embedder,
+        [
+            ("wal-g archive_command failing since 02:10, WAL piling up", "root_cause"),
+            (fixed, "mitigation"),
+            ("keep pg-orders-1 out until its archiving works", "decision"),
+            ("follow-up: alert on archive_command failures > 5m — @olu", "action"),
+        ],
+        title="orders db down",
+    )
+    assert asks_current_state("is archiving working again?")
+    items = await recall.relevant(ASKER, "is archiving working again?")
+    assert items and items[0].text == fixed, [i.text for i in items]

@@ -125,3 +125,16 @@ async def test_asked_from_another_channel_the_incident_named_is_read_for_the_tim
     asker = Requester.full_member("T1/U9", "T1", channel_id="C2")
     items = await recall.relevant(asker, "in the etcd latency incident, what happened at 13:50?")
     assert items and items[0].text == ROLLOUT
+
+
+async def test_the_report_made_at_the_time_leads_a_later_summary_that_names_it(
+    db, redactor, embedder
+) -> None:
+    promoted = "10:11 pg-orders-2 promoted, writes back"
+    summary = "status: resolved 10:40, orders writes down for 9 min (10:02-10:11)"
+    recall = await _channel(
+        db, redactor, embedder, [(promoted, "note"), (summary, "status")], channel="C3"
+    )
+    asker = Requester.full_member("T1/U9", "T1", channel_id="C3")
+    items = await recall.relevant(asker, "what happened at 10:11?")
+    assert [i.text for i in items[:2]] == [promoted, summary]

@@ -548,3 +548,45 @@ def test_a_setting_said_bumped_to_a_value_is_a_change_made() -> None:
     assert classify("gateway timeout bumped to 60s").kind == "mitigation"
     assert classify("the pool got bumped up to 50 and errors stopped").kind == "mitigation"
     assert classify("p99 went up to 4s at 09:38").kind == "note"  # a symptom, no change made
+
+
+SIGNED_LIST = (
+    "follow-ups: \n"
+    "1. alert on archive_command failures > 5m — @olu\n"
+    "2. key rotation runbook must include wal-g secret — @raj"
+)
+
+
+def test_a_line_signed_with_a_persons_name_is_their_action_item() -> None:
+    assert classify("alert on archive_command failures > 5m — @olu") == Statement(
+        "action", "alert on archive_command failures > 5m — @olu", "olu"
+    )
+    assert classify("restart the consumer pods (<@U0KIM>)").owner == "<@U0KIM>"
+    assert classify("thanks — @olu").kind == "note"  # a signed greeting is no item
+    assert classify("can you check the disk — @olu?").kind == "note"  # a question
+    assert classify("we rolled back the deploy - @raj").kind == "mitigation"  # its cue decides
+    parts = statement_parts(SIGNED_LIST)
+    assert [classify(p).kind for p in parts] == ["note", "action", "action"]
+
+
+@pytest.mark.parametrize(
+    ("said", "kind"),
+    [
+        ("plan: fail over to pg-orders-2 now, fix archiving after", "decision"),
+        ("updated the secret with the new s3 key, archive_command succeeding again", "mitigation"),
+        ("rotated the api token for billing", "mitigation"),
+        ("updated the status page", "status"),  # no setting changed
+        ("fixed the typo in the doc", "note"),
+    ],
+)
+def test_a_plan_is_a_decision_and_a_changed_setting_a_change_made(said: str, kind: str) -> None:
+    assert classify(said).kind == kind
+
+
+async def test_a_list_heading_never_answers_but_the_items_under_it_do(
+    db, redactor, embedder
+) -> None:
+    await _incident_thread(db, redactor, embedder, [(ALICE, SIGNED_LIST)])
+    found = await Recall(db, embedder).relevant(ASKER, "any follow-ups?")
+    texts = [f.text for f in found]
+    assert texts and all(t.rstrip().endswith(("@olu", "@raj")) for t in texts), texts

@@ -424,3 +424,17 @@ def test_a_sentence_that_only_names_the_one_before_it_keeps_what_was_said(pointe
     )
     assert s.root_cause is not None
     assert s.root_cause.startswith("so consumers blow past the poll interval")
+
+
+def test_items_signed_with_their_owners_under_a_heading_are_each_an_action() -> None:
+    s = summarise(
+        _thread(
+            "PostgresPrimaryDown cluster=pg-orders",
+            "follow-ups:\n1. alert on archive_command failures > 5m — @olu\n"
+            "2. key rotation runbook must include wal-g secret — @raj",
+        )
+    )
+    assert s.sections["actions"] == [
+        "olu: alert on archive_command failures > 5m — @olu",
+        "raj: key rotation runbook must include wal-g secret — @raj",
+    ]
