@@ -28,15 +28,15 @@ _NOW = re.compile(
     r"|rn|atm)\b",
     re.I,
 )
-# Chat asks it in two or three words: "maxclients now?", "pool size rn?".
-_TERSE = re.compile(r"^\W*[\w.-]+(?:\s+[\w.-]+)?\s+(?:now|rn|atm)\s*\?+\W*$", re.I)
+# Chat asks it in a few words: "maxclients now?", "pool size rn?", "origin max replicas now?".
+_TERSE = re.compile(r"^\W*[\w.-]+(?:\s+[\w.-]+){0,3}\s+(?:now|rn|atm)\s*\?+\W*$", re.I)
 # The first part of a question that asks two things ("…now, and how did it get there?").
 _FIRST_PART = re.compile(r",?\s+(?:and|but)\s+(?=(?:how|why|when|who|what|where|which)\b)", re.I)
 
 # "who now?", "status now?", "eta now?": a person, a state or a time, never a setting's value.
 _NOT_A_VALUE = re.compile(
     r"^\W*(?:who|whom|whose|why|when|where|how|status|eta|plan|next|anyone|anybody|us|we|it"
-    r"|this|that)\b",
+    r"|this|that|is|are|was|were|do|does|did|can|could|should|will|has|have|any)\b",
     re.I,
 )
 

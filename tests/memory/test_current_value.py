@@ -30,6 +30,7 @@ TO_DO = "AI @chen set max_connections + add an alert on connected_clients > 80% 
         "whats the pool size rn",
         "wat is maxclients now?",
         "what is max_connections at atm?",
+        "origin max replicas now?",
     ],
 )
 def test_questions_that_ask_for_a_value_as_it_stands(question: str) -> None:
@@ -59,6 +60,8 @@ def test_chat_words_are_no_part_of_the_subject(question: str, subject: set[str])
         "status now?",  # where the incident stands
         "eta now?",
         "it is slow now?",
+        "is it fixed now?",  # whether it holds: the state question's, not a value
+        "are we good now?",
     ],
 )
 def test_questions_that_ask_no_current_value(question: str) -> None:
