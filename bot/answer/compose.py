@@ -28,7 +28,7 @@ from memory.episodes.statements import (
 from memory.recall.current import asks_current_state
 from memory.recall.earlier import asked_kinds, asks_what_happened, topic_words, without_frame
 from memory.recall.open_items import asks_open_items
-from memory.recall.outcomes import asks_outcome, reports_outcome
+from memory.recall.outcomes import OUTCOME_WORDS, asks_outcome, reports_outcome
 from memory.recall.recall import AskedIn
 from memory.text import STOP_WORDS, item_references, stems
 
@@ -746,6 +746,8 @@ def _adds_nothing(question: str, memory: Source, runbooks: list[Source]) -> bool
     """Whether the runbook sections shown name at most half of the question's topic words and
     none that memory's answer does not: beside that answer, they add nothing asked about."""
     asked = topic_words(question)
+    if asks_outcome(question):
+        asked -= OUTCOME_WORDS  # "did the warming help?" is about the warming
     shown = _covered(asked, runbooks)
     return bool(asked) and 2 * len(shown) <= len(asked) and shown <= asked & stems(memory.text)
 

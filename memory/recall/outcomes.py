@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from memory.text import stems
+
 #: Notes after the change read for its outcome (an effect is reported within a few messages).
 WINDOW = 8
 
@@ -64,9 +66,16 @@ _REPORTS = re.compile(
     r"|\bsame\s+as\s+before\b|\bit'?s\s+back\b|\bcame\s+back\b|\bback\s+to\s+normal\b"
     r"|\b(?:dropped|fell|went\s+(?:down|up)|rose|climbed)\s+(?:from|to|by|back)\b"
     r"|\b(?:errors?|alerts?|5xx|lag|latency)\s+(?:are|is)\s+(?:gone|down|clearing|cleared)\b"
-    r"|\bthat\s+(?:did\s+it|fixed\s+it|worked)\b|\bbought\s+(?:us\s+)?(?:about\s+)?\d",
+    r"|\bthat\s+(?:did\s+it|fixed\s+it|worked)\b|\bbought\s+(?:us\s+)?(?:about\s+)?\d"
+    # "hit ratio back to 88%", "p99 back under 200ms": a measure returned (not "maxclients back
+    # to 10000", a setting put back)
+    r"|\bback\s+(?:to|under|below|above|at)\s+~?\d[\d.,]*\s*(?:%|ms\b|s\b|rps\b|qps\b)",
     re.I,
 )
+
+
+#: Words that ask whether a change worked, not which change: no topic of the question.
+OUTCOME_WORDS = frozenset(stems("help helped helps work worked fix fixed solve solved effect"))
 
 
 def asks_outcome(question: str) -> bool:

@@ -44,7 +44,7 @@ from memory.recall.floor import FLOORS, Features, FloorConfig, coverage
 from memory.recall.keyword import KeywordConfig, keyword_candidates
 from memory.recall.open_items import MOST as OPEN_MOST
 from memory.recall.open_items import asks_open_items, done_keys
-from memory.recall.outcomes import REPORT_KINDS, asks_outcome, reports_outcome
+from memory.recall.outcomes import OUTCOME_WORDS, REPORT_KINDS, asks_outcome, reports_outcome
 from memory.recall.outcomes import WINDOW as OUTCOME_WINDOW
 from memory.recall.ranking import (
     DEFAULT_KIND_WEIGHTS,
@@ -387,7 +387,7 @@ class Recall:
         items = await self._with_corrections(requester, kept)
         items = await self._with_current_value(requester, query, items)
         items = (await self._with_current_state(requester, query, items))[:most]
-        items = await self._with_outcome(requester, query, items)
+        items = await self._with_outcome(requester, query, items, ranked)
         items = await self._with_earlier(requester, query, items)
         items = await self._with_this_incident(requester, query, items, thread)
         items = await self._with_item_elsewhere(requester, query, items, ranked)
@@ -648,13 +648,34 @@ class Recall:
         return stems(expand_identifiers(incident.title)) if incident is not None else set()
 
     async def _with_outcome(
-        self, requester: Requester, query: str, items: list[RecallItem]
+        self,
+        requester: Requester,
+        query: str,
+        items: list[RecallItem],
+        ranked: list[RecallItem] | None = None,
     ) -> list[RecallItem]:
         """ "Did raising the limit help?": the lead item is the change, and the first reply after
         it in its thread that reports an effect ("no change, it's not cpu") is shown right under
-        it. The reply rarely shares a word with the question, so the floor alone drops it."""
-        if not items or not asks_outcome(query):
+        it. The reply rarely shares a word with the question, so the floor alone drops it.
+        With nothing kept, a ranked candidate that names the change and reports its effect
+        itself answers ("warming done 11:40, hit ratio back to 88%")."""
+        if not asks_outcome(query):
             return items
+        if not items:
+            topic = topic_words(query) - OUTCOME_WORDS  # what was changed, not "help"
+            said = next(
+                (
+                    it
+                    for it in ranked or []
+                    # Never a personal row: the answer is read by others.
+                    if it.scope != "user"
+                    and it.kind in REPORT_KINDS
+                    and reports_outcome(it.text)
+                    and topic & stems(expand_identifiers(it.text))
+                ),
+                None,
+            )
+            return [said] if said is not None else items
         lead = items[0]
         if lead.channel_id is None or lead.scope == "user" or reports_outcome(lead.text):
             return items

@@ -63,6 +63,8 @@ def test_a_reply_reports_an_effect_when_it_says_better_worse_or_none() -> None:
         "scaling made it worse",
         "errors are gone",
         "DB still pinned at 98%",
+        "warming done 11:40, hit ratio back to 88%",  # a measure returned
+        "p99 back under 200ms",
     ):
         assert reports_outcome(said), said
     for said in (
@@ -74,6 +76,7 @@ def test_a_reply_reports_an_effect_when_it_says_better_worse_or_none() -> None:
         "nope not me",
         "no luck finding the runbook",
         "the link doesn't work",
+        "maxclients back to 10000 at 09:55",  # a setting put back
     ):
         assert not reports_outcome(said), said
 
@@ -248,3 +251,58 @@ async def test_a_change_said_in_the_channel_itself_is_answered_by_the_channels_n
     )
     items = await recall.relevant(ASKER, "did bumping the cpu limit help?")
     assert [i.text for i in items[:2]] == [CHANGE, EFFECT] and items[1].follows == items[0].id
+
+
+WARMED = "warming done 11:40, hit ratio back to 88%"
+WARMING_DAY = [
+    (BOB, "decision: block the v1 script in CI and warm the cache from the top-10k list"),
+    (ALICE, "origin autoscaler max replicas bumped to 60 as a stopgap"),
+    (BOB, WARMED),
+    (ALICE, "p99 dropped from 3s to 200ms after the cpu change"),  # another change's effect
+    (ALICE, "the restart didn't help, p99 still 3s"),  # says "help" of another change
+]
+
+
+def _keeping_nothing(recall: Recall) -> Recall:
+    """The same recall with a floor no candidate passes: what a question that shares a word or
+    two with its answer meets ("did the warming help?")."""
+    from dataclasses import replace
+
+    from memory.recall.floor import FLOORS
+
+    floors = {k: replace(v, floor=0.999) for k, v in FLOORS.items()}
+    return Recall(recall._db, recall._embedder, replace(recall._config, floors=floors))
+
+
+async def test_with_nothing_kept_a_message_that_names_the_change_and_its_effect_answers(
+    db, redactor, embedder
+) -> None:
+    recall = _keeping_nothing(await _thread(db, redactor, embedder, _under_the_alert(*WARMING_DAY)))
+    assert [i.text for i in await recall.relevant(ASKER, "did the warming help?")] == [WARMED]
+    # a question that asks no outcome gets nothing from it
+    assert await recall.relevant(ASKER, "who did the warming?") == []
+
+
+async def test_an_effect_of_another_change_never_answers_for_the_one_asked_about(
+    db, redactor, embedder
+) -> None:
+    """Nobody reported on the warming: the restart "didn't help" is no answer to whether the
+    warming did, though it says "help"."""
+    day = [line for line in WARMING_DAY if line[1] != WARMED]
+    recall = _keeping_nothing(await _thread(db, redactor, embedder, _under_the_alert(*day)))
+    assert await recall.relevant(ASKER, "did the warming help?") == []
+
+
+async def test_a_personal_effect_among_the_candidates_never_answers_an_outcome_question(
+    db, redactor, embedder
+) -> None:
+    """Code layer: the asker's own note is among the ranked candidates (they may see it); it
+    is never the shared answer an outcome question falls back to."""
+    recall = _keeping_nothing(
+        await _thread(db, redactor, embedder, _under_the_alert((BOB, CHANGE)))
+    )
+    mine = ctx("C1", scope="user", user="UASK", source_ts="1700000009.000100")
+    await Notes(db, redactor, embedder).save(mine, "my warming test: hit ratio back to 90%", "note")
+    owner = (await db.fetchall("SELECT owner_subject_id FROM memory_notes WHERE scope = 'user'"))[0]
+    asker = Requester(owner["owner_subject_id"], "T1", channel_id="C1")
+    assert await recall.relevant(asker, "did the warming help?") == []

@@ -22,6 +22,7 @@ from bot.answer.compose import (
     Question,
     Source,
     ThreadKey,
+    _adds_nothing,
     _budget,
     _handover_said,
     _proposals,
@@ -481,3 +482,16 @@ def test_an_open_items_list_lists_action_items_only_and_a_done_report_under_its_
         "• [S2] @kim move dashboards",
         "• [S3] @dev add a timeout → [S4] timeout added for it",
     ]
+
+
+def test_a_runbook_that_only_says_help_adds_nothing_to_whether_the_warming_helped() -> None:
+    memory = Source("S2", "incident", "note · raj", "warming done 11:40, hit ratio back to 88%")
+    runbook = Source(
+        "S1",
+        "runbook",
+        "elevated-errors › Overview",
+        "The share of failed requests is above budget. This runbook helps you stop the burn.",
+    )
+    assert _adds_nothing("did the warming help?", memory, [runbook])
+    # asked about what the runbook is about, it adds what memory lacks
+    assert not _adds_nothing("did the warming stop the failed requests?", memory, [runbook])
