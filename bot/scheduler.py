@@ -7,6 +7,7 @@ old event ids). Jobs missed during a restart still run once (explicit grace, coa
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -160,6 +161,21 @@ def _digest_action(action: str) -> str:
     return f"{render.one_line(item, 140)} → done" if done else render.one_line(action, 160)
 
 
+#: A thread's status line that says where the incident stands ("resolved 10:31", "mitigated").
+_THREAD_STATE = re.compile(r"^\W*(resolved|mitigated)\b", re.I)
+
+
+def _set_it(said: str, report: _Report) -> str:
+    """A hint after the thread's word on where an incident stands when its record says
+    otherwise ("resolved 10:31" under an incident still open): how to set it, so the digest's
+    head and the thread agree."""
+    state = _THREAD_STATE.match(strip_label(said))
+    word = state.group(1).lower() if state else None
+    if word is None or report.recorded is None or report.recorded == word:
+        return ""
+    return f" (still {report.recorded} here: `/incident status {word}` in its channel sets it)"
+
+
 def digest_parts(d: Digest) -> list[str]:
     """The digest post, one part (one Block Kit section) per incident as a person would report
     it (root cause, decisions, status, actions), then one per thread or decision of no incident;
@@ -170,7 +186,9 @@ def digest_parts(d: Digest) -> list[str]:
     for i in d.incidents_opened + d.incidents_resolved:
         state = f"resolved {i.resolved_at:%d %b %H:%M} UTC" if i.resolved_at else i.status
         head = f"*{i.id}* {line(i.title, 200)} · {i.severity} · {state}"
-        blocks.setdefault(i.id, _Report(head, marked_resolved=i.resolved_at is not None))
+        blocks.setdefault(
+            i.id, _Report(head, marked_resolved=i.resolved_at is not None, recorded=i.status)
+        )
     for e in d.episodes[-DIGEST_EPISODES:]:
         report = _Report(f"{line(e.title, 120)}")
         if e.incident_id is not None:
@@ -180,7 +198,7 @@ def digest_parts(d: Digest) -> list[str]:
         if status := e.sections.get("status"):
             # Under an incident nobody marked resolved, the thread's word is not its status.
             said = "Status" if report.marked_resolved or e.incident_id is None else "Thread says"
-            report.status.append(f"{said}: {line(status[-1], 160)}")
+            report.status.append(f"{said}: {line(status[-1], 160)}{_set_it(status[-1], report)}")
         # Open items first; a done one says so in few words ("… → done"), however long it is.
         actions = sorted(e.sections.get("actions") or [], key=lambda a: DONE_MARK in a)
         report.actions += [f"Action: {_digest_action(a)}" for a in actions[:3]]
@@ -213,6 +231,7 @@ class _Report:
 
     head: str
     marked_resolved: bool = False  # `/incident status resolved` was run: the head says so
+    recorded: str | None = None  # the incident's status as set with `/incident status`
     causes: list[str] = field(default_factory=list)
     decisions: list[str] = field(default_factory=list)
     status: list[str] = field(default_factory=list)

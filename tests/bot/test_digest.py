@@ -62,6 +62,25 @@ def test_a_thread_status_under_an_open_incident_says_it_is_the_threads_word() ->
     assert "Status: status 2: mitigated" in closed and "Thread says" not in closed
 
 
+def test_a_thread_that_says_resolved_under_an_open_incident_says_how_to_set_it() -> None:
+    """The kafka-lag digest read "· open" over "Thread says: resolved 10:31.": which is it? The
+    line now says the record is behind and the command that sets it."""
+    episode = _episode(1, "inc-1", "pool exhausted")
+    episode.sections["status"] = ["resolved 10:31."]
+    (part,) = [p for p in digest_parts(Digest("T1", NOW, NOW, [_incident(1)], [], [episode], []))
+               if p.startswith("• *inc-1*")]  # fmt: skip
+    assert "Thread says: resolved 10:31. (still open here: `/incident status resolved`" in part
+    # a record that agrees, or a thread that says no state, gets no hint
+    resolved = DigestIncident("inc-1", "checkout outage 1", "sev2", "resolved", "C1", NOW, NOW)
+    (agrees,) = [p for p in digest_parts(Digest("T1", NOW, NOW, [], [resolved], [episode], []))
+                 if p.startswith("• *inc-1*")]  # fmt: skip
+    assert "/incident status" not in agrees
+    episode.sections["status"] = ["status: still investigating, next update 11:00"]
+    (talk,) = [p for p in digest_parts(Digest("T1", NOW, NOW, [_incident(1)], [], [episode], []))
+               if p.startswith("• *inc-1*")]  # fmt: skip
+    assert "/incident status" not in talk
+
+
 def test_open_items_come_first_and_a_done_one_keeps_its_done_mark() -> None:
     """A done item took one of the three action lines and its clip cut off "done"."""
     episode = _episode(1, "inc-1", "pool exhausted")
