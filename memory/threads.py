@@ -22,7 +22,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from memory.clock import Clock, iso, parse_iso, utc_now
-from memory.episodes.statements import StatementKind, classify, statement_parts
+from memory.episodes.statements import StatementKind, statements_of
 from memory.errors import NotChannelMemory, UnknownItem, ValidationError
 from memory.notes.notes import NoteDraft
 from memory.redaction.redactor import Finding
@@ -90,13 +90,6 @@ def _message(row: Row) -> CapturedMessage:
         created_at=parse_iso(row["created_at"]),
         edited_at=None if row["edited_at"] is None else parse_iso(row["edited_at"]),
     )
-
-
-def kind_of(text: str, author_subject_id: str) -> StatementKind:
-    """The kind of statement a captured message makes; an app's post (an alert, a pager's
-    "Assigned to Ana") is plain talk whatever its words say: it decides, owns and fixes
-    nothing, and must not supersede what a person said."""
-    return "note" if is_app_subject(author_subject_id) else classify(text).kind
 
 
 class Threads:
@@ -184,9 +177,10 @@ class Threads:
         return message
 
     async def _remember(self, ctx: WriteContext, message: CapturedMessage, incident: str) -> None:
-        """Save the captured (already redacted) message as a note of the kind it states
-        (`kind_of`); the note keeps the words as said (a "root cause:" label is searchable),
-        shown without it."""
+        """Save the captured (already redacted) message as notes of the kinds it states
+        (`statements_of`; an app's post, an alert or a pager's "Assigned to Ana", is plain talk
+        whatever its words say: it decides, owns and fixes nothing); a note keeps the words as
+        said (a "root cause:" label is searchable), shown without it."""
         if self._notes is None:
             return
         await self._note(replace(ctx, source_ts=message.ts), message.text, incident)
@@ -196,8 +190,9 @@ class Threads:
         (`statement_parts`: a structured update's cause, decision and action items each their
         own), all keyed to the message, so an edit or a delete replaces or removes them all."""
         assert self._notes is not None
-        parts = [text] if is_app_subject(ctx.author.subject_id) else statement_parts(text)
-        drafts = [NoteDraft(ctx, p, kind_of(p, ctx.author.subject_id), incident) for p in parts]
+        app = is_app_subject(ctx.author.subject_id)
+        parts: list[tuple[str, StatementKind]] = [(text, "note")] if app else statements_of(text)
+        drafts = [NoteDraft(ctx, said, kind, incident) for said, kind in parts]
         # Vectors come from the index_vectors job within a minute (keyword recall finds the
         # note at once): embedding every message as it arrives held up draining a burst.
         try:

@@ -22,7 +22,8 @@ StatementKind = Literal[
 _LABELS: tuple[tuple[StatementKind, str], ...] = (
     # "rc:" with its colon: "rc-2 is out" names a release candidate
     ("root_cause", r"root[ -]?cause|rca|rc(?![*_`]*\s*[\-–—])|cause"),
-    ("decision", r"decision|decided|agreed|plan"),
+    # ("plan-b: …" names a plan, it labels none)
+    ("decision", r"decision|decided|agreed|plan(?![\-–—])"),
     ("action", r"action(?:[ -]?items?)?|todo|follow[ -]?up|owner"),
     ("mitigation", r"mitigation|workaround|fix"),
     ("status", r"status(?:[ -]?update)?|update|resolved|mitigated"),
@@ -218,13 +219,12 @@ _CUES: tuple[tuple[StatementKind, re.Pattern[str]], ...] = (
             r"|extended|rotated|flushed|purged|killed|throttled|re-?enabled|redeployed|re-deployed"
             r"|rolled (?:out|forward)|freed|compacted|defragmented|defragged|suspended|blocked"
             r"|unblocked|scaled)\b"
-            # "updated the secret with the new s3 key", "rotated the api token": a setting or
-            # credential changed, said as done ("updated the status page" changes nothing)
-            r"|^\s*(?:just\s+|now\s+|already\s+)?(?:updated|changed|replaced|rotated|restored"
-            r"|fixed|corrected)\s+(?:the\s+|our\s+|its\s+)?(?:[\w.-]+\s+){0,2}?"
-            r"(?:secrets?|config|configmaps?|keys?|creds|credentials|certs?|certificates?|tokens?"
-            r"|passwords?|env|variables?|settings?|limits?|quotas?|values?|records?|routes?|rules?"
-            r"|polic(?:y|ies))\b"
+            # "updated the secret with the new s3 key", "rotated the api token": a credential
+            # changed, said as done ("updated the status page", "changed the dashboard config"
+            # change nothing that serves)
+            r"|^\s*(?:just\s+|now\s+|already\s+)?(?:updated|replaced|rotated|renewed|reissued)"
+            r"\s+(?:the\s+|our\s+|its\s+)?(?:[\w.-]+\s+){0,2}?"
+            r"(?:secrets?|keys?|creds|credentials|certs?|certificates?|tokens?|passwords?)\b"
             # "done `kubectl -n x patch …`": a command that changes something, said as run
             r"|\b(?:done|ran|applied)\b[,:]?\s*`\s*(?:(?:kubectl|oc)\s+(?:-{1,2}[\w-]+(?:[ =]\S+)?\s+)*"
             r"(?:patch|rollout|scale|delete|drain|cordon|uncordon|set|apply|annotate|label|edit)"
@@ -314,23 +314,27 @@ _REQUEST = re.compile(
     r"(?:also\s+)?[a-z]",
     re.I,
 )
+_WEEKDAY = (
+    r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tues?|wed|thu(?:rs?)?|fri"
+    r"|sat|sun)"
+)
 _DUE = re.compile(
-    r"\b(?:by|before|due|until)\s+(?:eod|eow|cob|noon|tomorrow|tonight|(?:next|this)\s+\w+"
-    r"|end\s+of\s+(?:the\s+)?\w+|(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*|q[1-4]"
-    r"|\d{1,2}(?::\d\d)?\s*(?:am|pm)\b|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*"
-    r"\.?\s+\d{1,2})\b|\b(?:this|next) week\b",
+    r"\b(?:by|due)\s+(?:eod|eow|cob|noon|tomorrow|tonight|(?:next|this)\s+(?:week|sprint"
+    rf"|{_WEEKDAY})|end\s+of\s+(?:the\s+)?(?:day|week|sprint|month)|{_WEEKDAY}|q[1-4]"
+    r"|\d{1,2}(?::\d\d)?\s*(?:am|pm)|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*"
+    r"\.?\s+\d{1,2})\b",
     re.I,
 )
 
 
-#: "alert on archive_command failures > 5m — @olu", "… (<@U1>)": a line signed with whose item it
-#: is. At most this many words before the name is a signed greeting ("thanks — @olu"), no item.
+#: "1. alert on archive_command failures > 5m — @olu", "• … (<@U1>)": a list item signed with
+#: whose item it is. Only a list item: a message signed so is chat ("see thread above - @raj").
 _SIGNED = re.compile(rf"(?:\s[—–-]+|\()\s*{_MENTION}\s*\)?\s*$")
-SIGNED_ITEM_WORDS = 3
 
 
 def _asks_work_of(text: str) -> bool:
-    """Whether a message asks a named person for work with a due date (an action item)."""
+    """Whether a message asks a named person for work with a due date (an action item): "by
+    thursday", "by EOD", "by next week"; not "sort by saturation", "filter by this label"."""
     return bool(_REQUEST.match(text)) and bool(_DUE.search(text))
 
 
@@ -384,7 +388,8 @@ def _plain(words: str) -> str:
 
 #: A list's heading: a short line naming what follows ("Postmortem follow-ups", "Next steps").
 _HEADING = re.compile(
-    r"^\W*(?:[\w-]+\s+){0,2}(?:action[ -]?items?|follow[ -]?ups?|to-?dos?|next steps)\W*$", re.I
+    r"^[^\w-]*(?:[\w-]+\s+){0,2}(?:action[ -]?items?|follow[ -]?ups?|to-?dos?|next steps)\W*$",
+    re.I,
 )
 
 
@@ -431,8 +436,8 @@ def classify(text: str, *, author: str | None = None) -> Statement:
             kind = "note"  # "agreed", "ok, approved!": a reply that agrees, not what was decided
         if kind == "action" and _ASKS_TO_HEAR.search(flat) and not names_an_owner(flat):
             kind = "note"  # "ping me when AI-1 is merged" asks to hear of an item, is no new one
-        if kind == "note" and _SIGNED.search(flat) and len(flat.split()) > SIGNED_ITEM_WORDS:
-            kind = "action"  # "alert on archive_command failures > 5m — @olu": olu's item
+        if kind == "note" and _LIST_MARKER.match(text) and _SIGNED.search(flat):
+            kind = "action"  # "1. alert on archive_command failures > 5m — @olu": olu's item
     assert kind is not None
     owner = _owner(flat, author) if kind in ("action", "correction") else None
     return Statement(kind, flat, owner)
@@ -489,12 +494,22 @@ def without_correction_cue(text: str) -> str:
     return _CORRECTION_OPENING.sub("", text, count=1).strip() or text
 
 
+def list_marker(line: str) -> str:
+    """The list marker a line opens with ("1. ", "• "), or ""."""
+    found = _LIST_MARKER.match(line)
+    return found.group(0) if found else ""
+
+
 def is_heading(text: str) -> bool:
-    """Whether the text only heads a list ("Follow-ups:", "*Postmortem follow-ups* :memo:"):
-    it says nothing on its own, so it never answers."""
+    """Whether the text only heads a list, set out as a heading ("Follow-ups:", "*Postmortem
+    follow-ups* :memo:"): it says nothing on its own, so it never answers. "no open action
+    items" says something."""
     flat = unmarked(text) or text.strip()
     label = _LABEL.match(flat)
-    return bool(_HEADING.match(flat)) or (label is not None and not flat[label.end() :].strip())
+    if label is not None and not flat[label.end() :].strip():
+        return True
+    set_out = text.strip().startswith(("*", "#", "_")) or flat.rstrip().endswith(":")
+    return set_out and bool(_HEADING.match(flat))
 
 
 def names_an_owner(text: str) -> bool:
@@ -558,6 +573,17 @@ _FENCE = re.compile(r"^\s*```")
 
 
 def statement_parts(text: str) -> list[str]:
+    """The statements a message makes, each as written less its list marker (`parts_of`)."""
+    return [said for said, _ in parts_of(text)]
+
+
+def statements_of(text: str) -> list[tuple[str, StatementKind]]:
+    """Each statement a message makes (`statement_parts`) with its kind, read as written: a list
+    item's marker says it is one ("1. alert on … — @olu" is olu's action item)."""
+    return [(said, classify(written).kind) for said, written in parts_of(text)]
+
+
+def parts_of(text: str) -> list[tuple[str, str]]:
     """The statements a message makes, in order, each as written less its list marker. A
     structured message — a list, or lines that open with a label ("*Update 10:05*", "• Cause:
     …", "• Decision: …"; "Follow-ups", "1. AI-1 … — @priya", "2. AI-2 …") — states each of its
@@ -576,43 +602,50 @@ def statement_parts(text: str) -> list[str]:
                 continue
         if line.strip():
             lines.append(line)
-    if len(lines) == 1:
-        return _labelled_sentences(lines[0])
+    whole = [(text.strip(), text.strip())]
+    if len(lines) == 1:  # (a line and its code block included: kept as written)
+        return [(said, said) for said in _labelled_sentences(lines[0])]
     listed = sum(bool(_LIST_MARKER.match(x) or _LABEL.match(unmarked(x))) for x in lines)
     if listed < 2 or _PUT_UP.search(unmarked(text)):
-        return [text.strip()]
-    parts: list[tuple[bool, str]] = []  # (states something, text)
+        return whole
+    parts: list[tuple[bool, str, str]] = []  # (states something, text, as written)
     for line in lines:
         said = _LIST_MARKER.sub("", line, count=1).strip()
         if parts and finishes_sentence(unmarked(line)):
-            parts[-1] = (parts[-1][0], f"{parts[-1][1]}\n{said}")
+            states, before, written = parts[-1]
+            parts[-1] = (states, f"{before}\n{said}", f"{written}\n{line}")
         elif classify(line).kind != "note":
-            parts.append((True, said))
+            parts.append((True, said, line))
         elif parts and not parts[-1][0]:
-            parts[-1] = (False, f"{parts[-1][1]}\n{said}")
+            parts[-1] = (False, f"{parts[-1][1]}\n{said}", f"{parts[-1][2]}\n{line}")
         else:
-            parts.append((False, said))
-    if not any(states for states, _ in parts):
-        return [text.strip()]
-    return [said for _, said in parts]
+            parts.append((False, said, line))
+    if not any(states for states, _, _ in parts):
+        return whole
+    return [(said, written) for _, said, written in parts]
 
 
 def _labelled_sentences(line: str) -> list[str]:
     """A one-line message that opens with a label states each sentence of another kind on its
     own: "status: resolved 10:31. postmortem owner: olu" is a status and an action item. A
     field ("owner olu") or a sentence that only says what the one before is stays with it."""
-    if not _LABEL.match(unmarked(line)):
-        return [line.strip()]
-    parts: list[tuple[StatementKind, str]] = []
-    for piece in _SENTENCE_BREAK.split(line.strip()):
+    if not _LABEL.match(unmarked(line)) or "`" in line:
+        return [line.strip()]  # (code is kept as written, whatever its full stops)
+    pieces = _KEPT_BREAK.split(line.strip())
+    parts: list[tuple[StatementKind, list[str]]] = []  # (kind, its pieces and the gaps between)
+    for at in range(0, len(pieces), 2):
+        piece = pieces[at]
         kind = classify(piece).kind
         if parts and (
             kind in ("note", parts[-1][0]) or finishes_sentence(piece) or points_back(piece)
         ):
-            parts[-1] = (parts[-1][0], f"{parts[-1][1]} {piece}")
+            parts[-1][1].extend((pieces[at - 1], piece))
         else:
-            parts.append((kind, piece))
-    return [said for _, said in parts]
+            parts.append((kind, [piece]))
+    return ["".join(said) for _, said in parts]
+
+
+_KEPT_BREAK = re.compile(r"(?<=[.!?])(\s+)")  # a sentence break, its whitespace kept
 
 
 # A list offered for discussion, not a record of what was decided or done.

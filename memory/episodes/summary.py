@@ -19,6 +19,7 @@ from memory.episodes.statements import (
     Statement,
     claims_work,
     finishes_sentence,
+    list_marker,
     names_an_owner,
     points_back,
     strip_label,
@@ -256,7 +257,11 @@ def _sentences(text: str) -> list[str]:
     storm. thats the root cause imo")."""
     out: list[str] = []
     for line in text.splitlines():
-        pieces = [p for p in _SENTENCE.split(line) if p.strip()]
+        # A list number ("1. …") opens the line's first sentence, it ends none.
+        marker = list_marker(line)
+        pieces = [p for p in _SENTENCE.split(line[len(marker) :]) if p.strip()]
+        if pieces:
+            pieces[0] = marker + pieces[0]
         for i, piece in enumerate(pieces):
             if i > 0 and (finishes_sentence(piece) or points_back(piece)):
                 out[-1] = f"{out[-1]} {piece}"

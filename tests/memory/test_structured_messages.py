@@ -10,6 +10,7 @@ from memory.episodes.statements import (
     Statement,
     classify,
     statement_parts,
+    statements_of,
     strip_label,
     unmarked,
     without_correction_cue,
@@ -210,6 +211,9 @@ def test_shorthand_and_a_slip_of_the_keyboard_ask_for_the_kind_they_mean() -> No
     assert asked_kinds("who is on the hook for the rebuild lock work?") == ("action",)
     assert topic_words("who is on the hook for the circuit breaker?") == {"circuit", "breaker"}
     assert asked_kinds("who is on call?") == ()  # a rota, not an item
+    assert asked_kinds("who's handling the rollback?") == ("action",)
+    assert asked_kinds("who was assigned the postmortem?") == ("action",)
+    assert asked_kinds("who is responsible for the outage?") == ()  # whose fault, not whose item
 
 
 def test_a_question_for_the_statements_themselves_is_about_what_was_said() -> None:
@@ -510,7 +514,8 @@ def test_a_question_inside_a_message_is_no_cue_of_what_it_states(said: str, kind
             "@chen can you add a timeout + circuit breaker on the fraud-check call? by thursday",
             "chen",
         ),
-        ("hey @olu could you file the vendor ticket before next week", "olu"),
+        ("hey @olu could you file the vendor ticket by next week", "olu"),
+        ("@olu please file the vendor ticket by friday", "olu"),
         ("<@U0KIM> pls write up the timeline by EOD", "<@U0KIM>"),
     ],
 )
@@ -522,7 +527,17 @@ def test_work_asked_of_a_named_person_with_a_due_date_is_their_action_item(
 
 
 @pytest.mark.parametrize(
-    "message", ["@chen can you check the consumer logs?", "@raj please restart the pods"]
+    "message",
+    [
+        "@chen can you check the consumer logs?",
+        "@raj please restart the pods",
+        # what looks like a due date is part of the question
+        "@olu can you sort nodes by saturation?",
+        "@raj can you group the errors by month",
+        "@raj can you filter by this label?",
+        "@raj can you check if the errors started before 9am",
+        "@chen can you check what changed before this alert fired?",
+    ],
 )
 def test_a_request_of_the_moment_without_a_due_date_is_no_action_item(message: str) -> None:
     assert classify(message).kind == "note"
@@ -544,6 +559,36 @@ def test_an_unlabelled_line_is_one_statement_whatever_its_sentences_say() -> Non
     assert statement_parts(said) == [said]
 
 
+def test_a_labelled_line_is_split_as_written_and_a_line_with_code_is_kept_whole() -> None:
+    assert statement_parts("status: resolved 10:31.   postmortem owner: olu") == [
+        "status: resolved 10:31.",
+        "postmortem owner: olu",
+    ]
+    kept = "decision: roll back to v2.2.\towner raj, due wed.  status: mitigated"
+    assert statement_parts(kept) == [
+        "decision: roll back to v2.2.\towner raj, due wed.",
+        "status: mitigated",
+    ]
+    with_code = "fix: restarted the consumers.\n```\nkubectl rollout restart deploy/c\n```"
+    assert statement_parts(with_code) == [with_code]
+    inline = "fix: ran `kubectl scale --replicas=3 deploy/c`. status: mitigated"
+    assert statement_parts(inline) == [inline]
+
+
+def test_a_plain_statement_about_items_is_no_heading_and_answers() -> None:
+    from memory.episodes.statements import is_heading
+
+    for heading in ("follow-ups:", "*Follow-ups*", "*Postmortem follow-ups* :memo:"):
+        assert is_heading(heading), heading
+    for said in (
+        "no open action items",
+        "no follow-ups",
+        "AI-3 follow-up",
+        "closing all follow-ups",
+    ):
+        assert not is_heading(said), said
+
+
 def test_a_setting_said_bumped_to_a_value_is_a_change_made() -> None:
     assert classify("gateway timeout bumped to 60s").kind == "mitigation"
     assert classify("the pool got bumped up to 50 and errors stopped").kind == "mitigation"
@@ -557,16 +602,24 @@ SIGNED_LIST = (
 )
 
 
-def test_a_line_signed_with_a_persons_name_is_their_action_item() -> None:
-    assert classify("alert on archive_command failures > 5m — @olu") == Statement(
+def test_a_list_item_signed_with_a_persons_name_is_their_action_item() -> None:
+    assert classify("1. alert on archive_command failures > 5m — @olu") == Statement(
         "action", "alert on archive_command failures > 5m — @olu", "olu"
     )
-    assert classify("restart the consumer pods (<@U0KIM>)").owner == "<@U0KIM>"
-    assert classify("thanks — @olu").kind == "note"  # a signed greeting is no item
-    assert classify("can you check the disk — @olu?").kind == "note"  # a question
-    assert classify("we rolled back the deploy - @raj").kind == "mitigation"  # its cue decides
-    parts = statement_parts(SIGNED_LIST)
-    assert [classify(p).kind for p in parts] == ["note", "action", "action"]
+    assert classify("• restart the consumer pods (<@U0KIM>)").owner == "<@U0KIM>"
+    # a message signed so is chat, not an item
+    for chat in (
+        "same thing we saw last week - @raj",
+        "see thread above - @raj",
+        "I think this is related to the deploy earlier (@raj)",
+        "thanks a lot — @olu",
+    ):
+        assert classify(chat).kind == "note", chat
+    assert classify("• can you check the disk — @olu?").kind == "note"  # a question
+    assert classify("• we rolled back the deploy - @raj").kind == "mitigation"  # its cue decides
+    said = statements_of(SIGNED_LIST)
+    assert [kind for _, kind in said] == ["note", "action", "action"]
+    assert said[1][0] == "alert on archive_command failures > 5m — @olu"  # stored less its marker
 
 
 @pytest.mark.parametrize(
@@ -575,8 +628,11 @@ def test_a_line_signed_with_a_persons_name_is_their_action_item() -> None:
         ("plan: fail over to pg-orders-2 now, fix archiving after", "decision"),
         ("updated the secret with the new s3 key, archive_command succeeding again", "mitigation"),
         ("rotated the api token for billing", "mitigation"),
-        ("updated the status page", "status"),  # no setting changed
+        ("updated the status page", "status"),  # no credential changed
         ("fixed the typo in the doc", "note"),
+        ("changed the dashboard config", "note"),
+        ("restored the grafana settings", "note"),
+        ("plan-b: fail over to dr", "mitigation"),  # names a plan, labels none
     ],
 )
 def test_a_plan_is_a_decision_and_a_changed_setting_a_change_made(said: str, kind: str) -> None:
