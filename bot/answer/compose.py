@@ -202,7 +202,6 @@ class Answering:
         memory_first = (
             asks_what_happened(q.text)
             or asks_outcome(q.text)
-            or asks_current_state(q.text)
             or _memory_covers_more(q.text, said, runbooks)
         )
         # "Any open action items?" asks for the team's own list: no runbook holds it.
@@ -331,8 +330,8 @@ class Answering:
         its subject alone: runbooks know procedures, not what was said, and its framing words
         ("root cause") match any runbook that uses them; one asking who did or owns something,
         or where the incident stands, gets none (no runbook knows)."""
-        if self._knowledge is None:
-            return []
+        if self._knowledge is None or asks_current_state(q.text):
+            return []  # whether our lag is gone is in what the team said; no runbook knows
         if _WHO.match(q.text) and question_intent(q.text) is None:
             # "who covers orders next week?": runbooks rarely name the team's people; one that
             # is about most of what is asked does ("who needs to approve a node drain?"), and
@@ -786,6 +785,9 @@ _NOT_AN_END = re.compile(
 )
 
 
+_END_READ = 16  # characters of a sentence read for an end that is none ("e.g.", "Steps: 1.")
+
+
 def _sentences(text: str) -> list[str]:
     pieces = [x for x in _SENTENCE_END.split(" ".join(text.split())) if x] or [""]
     out = [pieces[0]]
@@ -793,7 +795,9 @@ def _sentences(text: str) -> list[str]:
         # Nor does one before a field of the sentence: "… after every rebuild. owner Ola" is
         # one statement, and "who owns it?" needs its last two words; nor one before a
         # sentence that only says what it is ("… rebalance storm. thats the root cause imo").
-        if _NOT_AN_END.search(out[-1]) or finishes_sentence(piece) or points_back(piece):
+        # (only its last characters are read: a merged sentence grows with every piece)
+        tail = out[-1][-_END_READ:]
+        if _NOT_AN_END.search(tail) or finishes_sentence(piece) or points_back(piece):
             out[-1] = f"{out[-1]} {piece}"
         else:
             out.append(piece)

@@ -191,6 +191,10 @@ _ITEM = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")
 _IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
 
 
+_COMMENT = re.compile(r"^\s*(?:#|//|--)")  # a comment in the code, no command
+CONTINUED_LINES = 3  # lines of one command shown at most
+
+
 def first_words(text: str) -> str:
     """What a runbook section says first, as one line of plain words: its first paragraph or
     list item (a paragraph ending in ":" takes the item it introduces), without Markdown, list
@@ -206,11 +210,11 @@ def first_words(text: str) -> str:
             continue
         if in_fence:
             command = command or raw.strip()
-            if kept and kept[-1].endswith(":") and raw.strip():
+            if kept and kept[-1].endswith(":") and raw.strip() and not _COMMENT.match(raw):
                 # "Kafka:" introduces the code under it: the label and its first command, with
-                # the lines a trailing backslash continues it on.
+                # the lines a trailing backslash continues it on (a few: a line, not a script).
                 said = [raw.strip()]
-                for more in lines[i + 1 :]:
+                for more in lines[i + 1 : i + CONTINUED_LINES]:
                     if not said[-1].endswith("\\") or _FENCE.match(more):
                         break
                     said.append(more.strip())

@@ -61,16 +61,33 @@ VALUE_REACH = 4
 
 # "is the lag gone?", "are we still seeing 502s?", "has the backlog drained?": whether a thing
 # still holds, which the newest word on it answers, not the first report that named it.
+_STATE_WORD = (
+    r"(?:gone|fixed|resolved|over|back|recovered|cleared|stable|healthy|normal|drained|done"
+    r"|still|stopped|settled|green|ok|working|running|up|down|fine|flowing|caught up)\b"
+    # "is it ok to restart?", "is anyone working on it?", "is the runbook up to date?": asks
+    # leave, a person or a page, not how the thing stands
+    r"(?!\s+(?:to|on|with|for)\b)"
+)
 _ASKS_STATE = re.compile(
     r"^\W*(?:so\s+|and\s+|ok(?:ay)?\s+)?(?:is|are|has|have)\s+(?:[\w.-]+\s+){0,5}?"
-    r"(?:gone|fixed|resolved|over|back|recovered|cleared|stable|healthy|normal|drained|done"
-    r"|still|stopped|settled|green|ok|working|running|up|fine|flowing|caught up)\b",
+    + _STATE_WORD
+    # chat drops the verb: "lag gone?", "still seeing 502s?", "any 502s still?"
+    + r"|^\W*(?:[\w.-]+\s+){1,3}(?:gone|fixed|resolved|back|recovered|cleared|drained|stopped"
+    r"|still)\s*\?+\W*$"
+    r"|^\W*still\s+(?:seeing|getting|having|failing|erroring|down)\b",
+    re.I,
+)
+# "have we done a failover before?", "is anyone on it?", "is it safe to fail over?": history, a
+# person or leave, not a state.
+_NOT_A_STATE = re.compile(
+    r"\b(?:before|ever|last time|previously|anyone|anybody|someone|somebody|who"
+    r"|(?:safe|ok|okay|fine|good|allowed)\s+to)\b",
     re.I,
 )
 _STATE_OF_TEXT = (
     "gone fixed resolved over back recovered cleared stable healthy normal drained done still "
     "stopped settled green ok seeing see seen yet anymore any more happening working running up "
-    "fine flowing caught again"
+    "down fine flowing caught again getting having failing erroring"
 )
 _STATE_OF_WORDS = frozenset(stem(w) for w in _STATE_OF_TEXT.split())
 
@@ -78,7 +95,7 @@ _STATE_OF_WORDS = frozenset(stem(w) for w in _STATE_OF_TEXT.split())
 def asks_current_state(question: str) -> bool:
     """Whether the question asks if a thing still holds ("is the lag gone?")."""
     first = _FIRST_PART.split(" ".join(question.split()), maxsplit=1)[0]
-    return bool(_ASKS_STATE.match(first))
+    return bool(_ASKS_STATE.match(first)) and not _NOT_A_STATE.search(first)
 
 
 def state_subject(question: str) -> set[str]:

@@ -33,9 +33,9 @@ _KINDS: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = (
         re.compile(
             r"\b(?:action items?|follow[- ]?ups?|to-?dos?"
             r"|who (?:owns|owned|will do)|who(?:'s|’s|s| is) (?:doing|taking|owning)"
-            # "who is on the hook for the rebuild lock work?", "who's responsible for the fix?"
-            r"|who(?:'s|’s|s| is| was| will be)? (?:on the hook|responsible|accountable"
-            r"|handling|driving|assigned))\b",
+            # "who is on the hook for the rebuild lock work?", "who's handling the rollback?"
+            # ("who is responsible for the outage?" asks whose fault, not whose item)
+            r"|who(?:'s|’s|s| is| was| will be)? (?:on the hook|handling|driving|assigned))\b",
             re.I,
         ),
     ),

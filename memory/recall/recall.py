@@ -425,14 +425,8 @@ class Recall:
         """The statements said in the channel before a correction, newest first: what it may
         be about, whether or not search ranked them ("scratch that theory" is about the
         theory, which a question about the nodes never finds)."""
-        rows = await note_store.earlier_in_channel(
-            self._db,
-            requester,
-            channel_id=channel_id,
-            before_id=fix_id,
-            limit=self._config.supersede.looks_back,
-        )
-        return [_item(r, parse_iso(r["created_at"]), 0.0) for r in rows if r["scope"] != "user"]
+        rows = await self._shared_in_channel(requester, channel_id, before_id=fix_id)
+        return [_item(r, parse_iso(r["created_at"]), 0.0) for r in rows]
 
     async def _what_it_corrects_in_channel(
         self,
@@ -499,13 +493,7 @@ class Recall:
         subject = subject_of(query)
         if lead.channel_id is None or not subject:
             return items
-        rows = await note_store.earlier_in_channel(
-            self._db,
-            requester,
-            channel_id=lead.channel_id,
-            before_id=NEWEST_ID,
-            limit=self._config.supersede.looks_back,
-        )
+        rows = await self._shared_in_channel(requester, lead.channel_id)
         # An open to-do ("add an alert at 80% of maxclients") says what the value is not; any
         # other lead is replaced only by a later word on the value.
         to_do = lead.kind == "action" and not done_keys(lead.text)
@@ -517,9 +505,7 @@ class Recall:
             (
                 r
                 for r in rows
-                # Never a personal row, whatever the store returned: the answer is shared.
-                if r["scope"] != "user"
-                and int(r["id"]) > after
+                if int(r["id"]) > after
                 and not str(r["text"]).rstrip().endswith("?")
                 and gives_value(str(r["text"]), subject, known=known)
             ),
@@ -541,102 +527,106 @@ class Recall:
     ) -> list[RecallItem]:
         """ "What changed at 13:50?": the statements that say that time lead (up to two, in the
         order said: the report made then before a later summary that names it), from the channel
-        asked in, else from the incident search ranked first. Search reads "13:50" as two
+        asked in, else from the incident search ranked first (first, when the question names an
+        incident: "in the etcd incident, what happened at 13:50?"). Search reads "13:50" as two
         numbers every other time shares, so the floor often keeps none."""
         times = times_in(query)
         if not times:
             return items
-        channels = [requester.channel_id, *(it.channel_id for it in ranked[:1])]
+        # A question that names an incident ("in the etcd incident, …") is about the one search
+        # found elsewhere, not the channel asked in.
+        elsewhere = _NAMES_AN_INCIDENT.search(query) is not None
+        top = next(
+            (
+                it.channel_id
+                for it in ranked
+                if it.scope != "user" and not (elsewhere and it.channel_id == requester.channel_id)
+            ),
+            None,
+        )
+        channels = [top, requester.channel_id] if elsewhere else [requester.channel_id, top]
         for channel in dict.fromkeys(c for c in channels if c):
-            rows = await note_store.earlier_in_channel(
-                self._db,
-                requester,
-                channel_id=channel,
-                before_id=NEWEST_ID,
-                limit=self._config.supersede.looks_back,
-            )
-            # Never a personal row, whatever the store returned: the answer is shared.
             said = [
                 r
-                for r in rows
-                if r["scope"] != "user"
-                and not str(r["text"]).rstrip().endswith("?")
-                and says_time(str(r["text"]), times)
+                for r in await self._shared_in_channel(requester, channel)
+                if not str(r["text"]).rstrip().endswith("?") and says_time(str(r["text"]), times)
             ]
             if said:
                 found = await self._as_items(
                     requester, sorted(said, key=lambda r: int(r["id"]))[:2]
                 )
-                shown = {f.id for f in found}
-                return found + [it for it in items if it.id not in shown]
+                # (no longer an answer than the floor allows: what it kept gives way)
+                return _leading(found, items)[: max(len(items), len(found))]
         return items
 
     async def _with_current_state(
         self, requester: Requester, query: str, items: list[RecallItem]
     ) -> list[RecallItem]:
-        """ "Is the lag gone?": the newest statement in the lead item's channel that names the
-        question's subject leads ("lag at 0 as of 10:31. resolving"), a status said after it
-        under it, then the lead. Search ranks the first report that named
-        the lag ("lag climbing since ~09:40") as high as the last word on it."""
+        """ "Is the lag gone?": the newest report (never an action item or a decision) that names
+        the question's subject leads ("lag at 0 as of 10:31. resolving"), a status said after it
+        under it, then what search kept. Read in the channel asked in (a live incident's own
+        word on its lag), else in the lead item's. Search ranks the first report that named the
+        lag ("lag climbing since ~09:40") as high as the last word on it."""
         subject = state_subject(query)
         if not subject or not asks_current_state(query):
             return items
-        # Asked where nothing was kept, the channel asked in is the incident asked about.
         lead = items[0] if items else None
-        channel = lead.channel_id if lead is not None else requester.channel_id
-        if channel is None:
-            return items
+        for channel in dict.fromkeys(
+            c for c in (requester.channel_id, lead.channel_id if lead else None) if c
+        ):
+            # A lead that says what is to be done says nothing of how it stands: any report
+            # may replace it; a lead that reports, only a later one of its channel.
+            after = (
+                lead.id
+                if lead is not None and lead.channel_id == channel and lead.kind not in _TO_BE_DONE
+                else 0
+            )
+            rows = [
+                r
+                for r in await self._shared_in_channel(requester, channel)
+                if int(r["id"]) > after and not str(r["text"]).rstrip().endswith("?")
+            ]
+            incident = next((str(r["incident_id"]) for r in rows if r["incident_id"]), None)
+            # What the incident's title says goes unsaid in its channel.
+            known = await self._title_words(requester, incident)
+            newest = next(
+                (
+                    r
+                    for r in rows
+                    if r["kind"] not in _TO_BE_DONE
+                    and names_subject(str(r["text"]), subject, known=known)
+                ),
+                None,
+            )
+            if newest is None:
+                continue
+            status = next(
+                (r for r in rows if r["kind"] == "status" and int(r["id"]) > int(newest["id"])),
+                None,
+            )
+            score, relevance = (lead.score, lead.relevance) if lead is not None else (1.0, 0.0)
+            led = [
+                replace(_item(r, parse_iso(r["created_at"]), score), relevance=relevance)
+                for r in (newest, status)
+                if r is not None
+            ]
+            return _leading(led, items)
+        return items
+
+    async def _shared_in_channel(
+        self, requester: Requester, channel_id: str, *, before_id: int = NEWEST_ID
+    ) -> list[Row]:
+        """The statements said last in a channel (before note `before_id`), newest first, as the
+        requester may see them, never a personal one whatever the store returned: the answers
+        they lead are shared."""
         rows = await note_store.earlier_in_channel(
             self._db,
             requester,
-            channel_id=channel,
-            before_id=NEWEST_ID,
+            channel_id=channel_id,
+            before_id=before_id,
             limit=self._config.supersede.looks_back,
         )
-        incident = (
-            lead.incident_id
-            if lead is not None
-            else next((str(r["incident_id"]) for r in rows if r["incident_id"]), None)
-        )
-        # What the incident is about goes unsaid in it: its title, and the report it opened with
-        # (the oldest statement read): "lag at 0" is on the kafka consumer lag the alert named.
-        known = await self._title_words(requester, incident)
-        if rows:
-            known |= stems(expand_identifiers(str(rows[-1]["text"])))
-        # A lead that says what is to be done says nothing of how it stands: any report may
-        # replace it; a lead that reports, only a later one.
-        after = lead.id if lead is not None and lead.kind not in _TO_BE_DONE else 0
-        # Never a personal row, whatever the store returned: the answer is shared.
-        shared = [
-            r
-            for r in rows
-            if r["scope"] != "user"
-            and int(r["id"]) > after
-            and not str(r["text"]).rstrip().endswith("?")
-        ]
-        # A report says how it stands; an action item or a decision says what is to be done.
-        newest = next(
-            (
-                r
-                for r in shared
-                if r["kind"] not in _TO_BE_DONE
-                and names_subject(str(r["text"]), subject, known=known)
-            ),
-            None,
-        )
-        if newest is None:
-            return items
-        status = next(
-            (r for r in shared if r["kind"] == "status" and int(r["id"]) > int(newest["id"])), None
-        )
-        score, relevance = (lead.score, lead.relevance) if lead is not None else (1.0, 0.0)
-        led = [
-            replace(_item(r, parse_iso(r["created_at"]), score), relevance=relevance)
-            for r in (newest, status)
-            if r is not None
-        ]
-        shown = {it.id for it in led}
-        return led + [it for it in items if it.id not in shown]
+        return [r for r in rows if r["scope"] != "user"]
 
     async def _title_words(self, requester: Requester, incident_id: str | None) -> set[str]:
         """The stems of an incident's title: what goes unsaid in its own channel."""
@@ -1287,6 +1277,12 @@ _TO_BE_DONE = frozenset({"action", "decision"})
 
 #: A question that says it is about an incident ("the search incident", "that outage").
 _NAMES_AN_INCIDENT = re.compile(r"\b(?:incident|outage|postmortem|post-mortem|sev ?\d)\b", re.I)
+
+
+def _leading(led: list[RecallItem], items: list[RecallItem]) -> list[RecallItem]:
+    """`led` first, then the rest of `items`."""
+    shown = {it.id for it in led}
+    return led + [it for it in items if it.id not in shown]
 
 
 def _first_clause(correction: str) -> str:

@@ -23,7 +23,11 @@ ROLLBACK = "rolled back fluent-bit on cp nodes at 14:22"
         ("what did we do around 9:35", {(9, 35)}),
         ("deploy went out 09:35, p99 up at ~09:38", {(9, 35), (9, 38)}),
         ("ratio 3:1 on host:8080, v1.2:3", set()),
-        ("dns at 10.0.0.1:53 and 2024-05-01T12:30", set()),  # an address's port, an ISO stamp
+        ("dns at 10.0.0.1:53", set()),  # an address's port
+        ("13:50:12 ERROR conn refused", {(13, 50)}),  # a log line's, with its seconds
+        ("deployed 2024-05-01T12:30:00Z", {(12, 30)}),  # an ISO stamp's
+        ("paged at 1:50pm, again 12:10 am", {(13, 50), (0, 10)}),
+        ("failover took 1:30", {(1, 30)}),  # (a duration reads as a time: nothing tells them apart)
     ],
 )
 def test_clock_times_said(text: str, times: set[tuple[int, int]]) -> None:
@@ -138,3 +142,19 @@ async def test_the_report_made_at_the_time_leads_a_later_summary_that_names_it(
     asker = Requester.full_member("T1/U9", "T1", channel_id="C3")
     items = await recall.relevant(asker, "what happened at 10:11?")
     assert [i.text for i in items[:2]] == [promoted, summary]
+
+
+async def test_a_question_that_names_another_incident_reads_that_incident_first(
+    db, redactor, embedder
+) -> None:
+    """Asked in the payments channel, "in the etcd latency incident, what happened at 13:50?"
+    is about the etcd incident, though the payments channel said 13:50 too."""
+    recall = await _channel(db, redactor, embedder, DAY)
+    here = [("stripe webhook retries piling up at 13:50", "note")]
+    await _channel(db, redactor, embedder, here, channel="C2")
+    asker = Requester.full_member("T1/U9", "T1", channel_id="C2")
+    items = await recall.relevant(asker, "in the etcd latency incident, what happened at 13:50?")
+    assert items and items[0].text == ROLLOUT, [i.text for i in items]
+    # not naming one, the channel asked in is what it is about
+    items = await recall.relevant(asker, "what happened at 13:50?")
+    assert items and items[0].text == here[0][0]

@@ -176,6 +176,10 @@ def test_a_runbook_links_address_cannot_end_the_link_and_start_slack_markup() ->
          "Kafka: `sum(kafka_consumergroup_lag)`"),
         ("```\nkubectl get pods\n```\n\nPlot it:\n\n```\nopenssl s_client \\\n  | grep x\n```",
          "Plot it: `openssl s_client \\ | grep x`"),
+        # a comment is no command; a command continued on many lines is shown by its first few
+        ("Check lag:\n```\n# per group\nkafka-consumer-groups --describe\n```",
+         "Check lag: `kafka-consumer-groups --describe`"),
+        ("Run:\n```\na \\\n b \\\n c \\\n d \\\n e\n```", "Run: `a \\ b \\ c \\`"),
     ],
 )  # fmt: skip
 def test_a_section_in_one_line_is_its_first_words_without_markdown(section: str, line: str) -> None:
