@@ -23,6 +23,7 @@ from bot.answer import messages, render
 from bot.slack_failures import FAILED, STEP_FAILED
 from memory.episodes.statements import strip_label
 from memory.episodes.summary import DONE_MARK
+from memory.incidents import STATUSES
 
 if TYPE_CHECKING:
     from bot.deps import Deps
@@ -166,12 +167,15 @@ _THREAD_STATE = re.compile(r"^\W*(resolved|mitigated)\b", re.I)
 
 
 def _set_it(said: str, report: _Report) -> str:
-    """A hint after the thread's word on where an incident stands when its record says
-    otherwise ("resolved 10:31" under an incident still open): how to set it, so the digest's
-    head and the thread agree."""
+    """A hint after the thread's word on where an incident stands when its record is behind it
+    ("resolved 10:31" under an incident still open): how to set it, so the digest's head and
+    the thread agree. A record ahead of the thread (resolved, the thread last said mitigated)
+    needs nothing."""
     state = _THREAD_STATE.match(strip_label(said))
     word = state.group(1).lower() if state else None
-    if word is None or report.recorded is None or report.recorded == word:
+    if word is None or report.recorded not in STATUSES:
+        return ""
+    if STATUSES.index(report.recorded) >= STATUSES.index(word):
         return ""
     return f" (still {report.recorded} here: `/incident status {word}` in its channel sets it)"
 

@@ -115,6 +115,15 @@ class SimilarIncident:
     channel_id: str | None = None
     said_status: str | None = None  # the latest status said in its thread
 
+    @property
+    def headline(self) -> str:
+        """What it is known by (its root cause or resolution line, else why it matched); ""
+        when that is only its thread's status, said in its facts already."""
+        said = self.line or self.why
+        if said and self.said_status and strip_label(said) == strip_label(self.said_status):
+            return ""
+        return said
+
 
 @dataclass(frozen=True)
 class ProposedAction:
@@ -457,9 +466,7 @@ def _seen_before(match: SimilarIncident, summary: str) -> str:
     facts = " · ".join(x for x in (match.when, match.status) if x)
     if match.said_status:  # `/incident status` may lag what its thread says
         facts += f"; thread says: {_first_sentence(strip_label(match.said_status), 60)}"
-    said = match.line or match.why
-    if said and match.said_status and strip_label(said) == strip_label(match.said_status):
-        said = ""  # its status line is its headline: said once, in the facts
+    said = match.headline
     head = f"Seen before: {match.incident_id} {match.title}" + (f" ({facts})" if facts else "")
     line = _first_sentence(strip_label(said)) if said else ""
     lead = f"{head} — {line}" if line else head

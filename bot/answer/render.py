@@ -188,9 +188,7 @@ def similar_incidents(similar: Sequence[SimilarIncident]) -> list[Block]:
         if s.said_status:  # `/incident status` may lag what the thread says
             facts += f"; thread says: {one_line(strip_label(s.said_status), 60)}"
         head = f"• {name} {one_line(s.title, 80)}{where} ({facts})"
-        line = s.line or s.why
-        if line and s.said_status and strip_label(line) == strip_label(s.said_status):
-            line = ""  # its status line is its headline: said once, in the facts
+        line = s.headline
         lines.append(f"{head} — {one_line(line)}" if line else head)
     return [section("\n".join(lines))]
 

@@ -75,6 +75,11 @@ def test_a_thread_that_says_resolved_under_an_open_incident_says_how_to_set_it()
     (agrees,) = [p for p in digest_parts(Digest("T1", NOW, NOW, [], [resolved], [episode], []))
                  if p.startswith("• *inc-1*")]  # fmt: skip
     assert "/incident status" not in agrees
+    # a record ahead of the thread (resolved; the thread last said mitigated) needs nothing
+    episode.sections["status"] = ["mitigated 10:20, watching"]
+    (ahead,) = [p for p in digest_parts(Digest("T1", NOW, NOW, [], [resolved], [episode], []))
+                if p.startswith("• *inc-1*")]  # fmt: skip
+    assert "/incident status" not in ahead
     episode.sections["status"] = ["status: still investigating, next update 11:00"]
     (talk,) = [p for p in digest_parts(Digest("T1", NOW, NOW, [_incident(1)], [], [episode], []))
                if p.startswith("• *inc-1*")]  # fmt: skip
