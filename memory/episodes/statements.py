@@ -243,6 +243,12 @@ _CUES: tuple[tuple[StatementKind, re.Pattern[str]], ...] = (
     ),
 )
 
+#: A day of the week, whole or as people shorten it (not "sat" of "saturation").
+_WEEKDAY = (
+    r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tues?|wed|thu(?:rs?)?|fri"
+    r"|sat|sun)"
+)
+
 #: "… after every rebuild. owner Ola", "… rolled back. ETA 10m": a short field after a full stop
 #: finishes the sentence before it; it states nothing on its own.
 _FIELD = re.compile(
@@ -250,9 +256,9 @@ _FIELD = re.compile(
     r"|(?:due(?! to\b)|eta|deadline)[*_`]*\s*[:=]?\s*(?:\S+\s*){1,3}"
     # "… add the alert. by friday": when it is due, said after the full stop
     r"|by\s+(?:eod|eow|cob|noon|midnight|tomorrow|tonight|(?:next|this)\s+\w+"
-    r"|end\s+of\s+(?:the\s+)?\w+|(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*"
+    rf"|end\s+of\s+(?:the\s+)?\w+|{_WEEKDAY}\b"
     r"|\d{1,2}(?::\d\d)?\s*(?:am|pm)?(?:\s+[a-z]{3,9})?|[a-z]{3,9}\.?\s+\d{1,2}(?:st|nd|rd|th)?"
-    r"|q[1-4])(?:\s+(?:pls|please|latest|eod|(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*))?)\W*",
+    rf"|q[1-4])(?:\s+(?:pls|please|latest|eod|{_WEEKDAY}\b))?)\W*",
     re.I,
 )
 # A list of fields is split on its separators and each part read alone: one regex over the whole
@@ -313,10 +319,6 @@ _REQUEST = re.compile(
     r"(?:(?:can|could|would|will)\s+you\s+|(?:please|pls|plz)\s+)(?:(?:please|pls|plz)\s+)?"
     r"(?:also\s+)?[a-z]",
     re.I,
-)
-_WEEKDAY = (
-    r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tues?|wed|thu(?:rs?)?|fri"
-    r"|sat|sun)"
 )
 _DUE = re.compile(
     r"\b(?:by|due)\s+(?:eod|eow|cob|noon|tomorrow|tonight|(?:next|this)\s+(?:week|sprint"
@@ -554,7 +556,7 @@ def claims_work(text: str) -> bool:
 def _owner(text: str, author: str | None) -> str | None:
     if _MINE.search(text):
         return author  # "AI-3 is on me now": not "AI-3", the name before "is on"
-    if _asks_work_of(text) and (asked := _REQUEST.match(text)):
+    if (asked := _REQUEST.match(text)) and _DUE.search(text):
         return asked.group("who").lstrip("@")  # "hey @olu could you file … by friday": olu
     if handed := _handover(text):  # "handing off AI-3 to Tom": Tom, not who hands it
         name = next(g for g in handed.groups() if g)

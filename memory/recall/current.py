@@ -61,9 +61,15 @@ VALUE_REACH = 4
 
 # "is the lag gone?", "are we still seeing 502s?", "has the backlog drained?": whether a thing
 # still holds, which the newest word on it answers, not the first report that named it.
+_HOLDS_TEXT = (
+    "gone fixed resolved over back recovered cleared stable healthy normal drained done "
+    "still stopped settled green ok working running up down fine flowing caught_up"
+)
+_HOLDS = tuple(w.replace("_", " ") for w in _HOLDS_TEXT.split())
 _STATE_WORD = (
-    r"(?:gone|fixed|resolved|over|back|recovered|cleared|stable|healthy|normal|drained|done"
-    r"|still|stopped|settled|green|ok|working|running|up|down|fine|flowing|caught up)\b"
+    "(?:"
+    + "|".join(sorted((w.replace(" ", r"\s+") for w in _HOLDS), key=len, reverse=True))
+    + r")\b"
     # "is it ok to restart?", "is anyone working on it?", "is the runbook up to date?": asks
     # leave, a person or a page, not how the thing stands
     r"(?!\s+(?:to|on|with|for)\b)"
@@ -84,26 +90,34 @@ _NOT_A_STATE = re.compile(
     r"|(?:safe|ok|okay|fine|good|allowed)\s+to)\b",
     re.I,
 )
+# The words that ask for a state, and the talk around them: no part of what it is asked of.
 _STATE_OF_TEXT = (
-    "gone fixed resolved over back recovered cleared stable healthy normal drained done still "
-    "stopped settled green ok seeing see seen yet anymore any more happening working running up "
-    "down fine flowing caught again getting having failing erroring"
+    "seeing see seen yet anymore any more happening again getting having failing erroring"
 )
-_STATE_OF_WORDS = frozenset(stem(w) for w in _STATE_OF_TEXT.split())
+_STATE_OF_WORDS = frozenset(stem(w) for w in " ".join([*_HOLDS, _STATE_OF_TEXT]).split())
+
+
+def _first_part(question: str) -> str:
+    """The part of a question that asks first ("what is X now" of "…, and how did it get
+    there?"), its whitespace collapsed."""
+    return _FIRST_PART.split(" ".join(question.split()), maxsplit=1)[0]
+
+
+def _content_stems(text: str) -> set[str]:
+    """The stems of `text`'s words that are no stop word."""
+    return {stem(w) for w in _TOKEN.findall(text.lower()) if w not in STOP_WORDS}
 
 
 def asks_current_state(question: str) -> bool:
     """Whether the question asks if a thing still holds ("is the lag gone?")."""
-    first = _FIRST_PART.split(" ".join(question.split()), maxsplit=1)[0]
+    first = _first_part(question)
     return bool(_ASKS_STATE.match(first)) and not _NOT_A_STATE.search(first)
 
 
 def state_subject(question: str) -> set[str]:
     """The stems a state is asked of: "is the lag gone?" -> {"lag"}; "still seeing 502s?" ->
     {"502s"}."""
-    first = _FIRST_PART.split(" ".join(question.split()), maxsplit=1)[0]
-    words = {stem(w) for w in _TOKEN.findall(first.lower()) if w not in STOP_WORDS}
-    return words - _STATE_WORDS - _STATE_OF_WORDS
+    return _content_stems(_first_part(question)) - _STATE_WORDS - _STATE_OF_WORDS
 
 
 def names_subject(text: str, subject: set[str], *, known: AbstractSet[str] = frozenset()) -> bool:
@@ -117,7 +131,7 @@ def names_subject(text: str, subject: set[str], *, known: AbstractSet[str] = fro
 
 def asks_current_value(question: str) -> bool:
     """Whether the question asks what something is now ("what's maxclients set to now?")."""
-    first = _FIRST_PART.split(" ".join(question.split()), maxsplit=1)[0]
+    first = _first_part(question)
     if _TERSE.match(first):
         return not _NOT_A_VALUE.search(first)
     return bool(_ASKS_VALUE.search(first)) and bool(_NOW.search(first))
@@ -126,8 +140,7 @@ def asks_current_value(question: str) -> bool:
 def subject_of(question: str) -> set[str]:
     """The stems the value is asked of: the first part's content words, less those that only
     ask how it is set ("set", "running", "now")."""
-    first = _FIRST_PART.split(" ".join(question.split()), maxsplit=1)[0]
-    words = {stem(w) for w in _TOKEN.findall(first.lower()) if w not in STOP_WORDS}
+    words = _content_stems(_first_part(question))
     return {w for w in words if not w[0].isdigit()} - _STATE_WORDS
 
 

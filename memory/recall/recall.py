@@ -518,9 +518,7 @@ class Recall:
         )
         # A later correction of the value ("scratch that, maxclients is 25000") goes above it;
         # the items after it had theirs applied already.
-        led = await self._with_corrections(requester, [now])
-        shown = {it.id for it in led}
-        return led + [it for it in items if it.id not in shown]
+        return _leading(await self._with_corrections(requester, [now]), items)
 
     async def _with_said_time(
         self, requester: Requester, query: str, items: list[RecallItem], ranked: list[RecallItem]
@@ -787,9 +785,7 @@ class Recall:
         best = max(said, default=None, key=lambda s: s[:2])
         if best is None or not topic or best[0] * 2 < len(topic):
             return items
-        found = await self._as_items(requester, [best[2]])
-        shown = {f.id for f in found}
-        return found + [it for it in items if it.id not in shown]
+        return _leading(await self._as_items(requester, [best[2]]), items)
 
     async def _this_incidents(
         self,

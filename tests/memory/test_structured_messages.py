@@ -543,6 +543,14 @@ def test_a_request_of_the_moment_without_a_due_date_is_no_action_item(message: s
     assert classify(message).kind == "note"
 
 
+def test_a_day_of_the_week_is_said_whole_or_shortened_never_as_part_of_a_word() -> None:
+    from memory.episodes.statements import finishes_sentence
+
+    for field in ("by friday", "by fri pls", "by thurs", "by next tuesday", "due wed"):
+        assert finishes_sentence(field), field
+    assert not finishes_sentence("by saturation")  # "sat…" is no Saturday
+
+
 def test_a_labelled_line_states_each_sentence_of_another_kind_on_its_own() -> None:
     parts = statement_parts("status: resolved 10:31. postmortem owner: olu")
     assert parts == ["status: resolved 10:31.", "postmortem owner: olu"]
