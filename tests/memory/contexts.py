@@ -5,6 +5,11 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from memory.embedding.embedder import Embedder
+from memory.incidents import Incidents
+from memory.notes.notes import Notes
+from memory.recall.recall import Recall
+from memory.redaction.redactor import Redactor
 from memory.scopes import Scope, WriteContext
 from memory.store.db import Database
 from memory.subjects import Author, SlackIdentity
@@ -49,3 +54,21 @@ async def store_returning_personal_rows(db: Database) -> Callable[..., Awaitable
         return list(mine)
 
     return unfiltered
+
+
+async def incident_channel(
+    db: Database,
+    redactor: Redactor,
+    embedder: Embedder,
+    lines: list[tuple[str, Any]],
+    *,
+    title: str,
+    channel: str = "C1",
+) -> Recall:
+    """An incident titled `title` opened in `channel`, `lines` (text, kind) saved there as its
+    notes in order; the recall that reads them."""
+    incidents, notes = Incidents(db, redactor=redactor), Notes(db, redactor, embedder)
+    inc = await incidents.open(ctx(channel), title=title, channel_id=channel)
+    for text, kind in lines:
+        await notes.save(ctx(channel), text, kind, incident=inc.id)
+    return Recall(db, embedder)

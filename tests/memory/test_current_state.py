@@ -10,7 +10,7 @@ from memory.recall.current import asks_current_state, names_subject, state_subje
 from memory.recall.recall import Recall
 from memory.scopes import Requester
 from memory.store import notes as note_store
-from tests.memory.contexts import ctx, store_returning_personal_rows
+from tests.memory.contexts import ctx, incident_channel, store_returning_personal_rows
 
 FIRST = "looking. lag climbing since ~09:40, consumer pods are up but processing 20 msg/s"
 DRAINING = "lag draining, 50k -> 8k"
@@ -71,11 +71,7 @@ def test_a_statement_on_the_subject_names_half_its_words_with_what_the_title_say
 async def _channel(  # type: ignore[no-untyped-def]
     db, redactor, embedder, lines: list[tuple[str, str]], title: str = "checkout kafka lag"
 ) -> Recall:
-    incidents, notes = Incidents(db, redactor=redactor), Notes(db, redactor, embedder)
-    inc = await incidents.open(ctx("C1"), title=title, channel_id="C1")
-    for text, kind in lines:
-        await notes.save(ctx("C1"), text, kind, incident=inc.id)  # type: ignore[arg-type]
-    return Recall(db, embedder)
+    return await incident_channel(db, redactor, embedder, lines, title=title)
 
 
 ASKER = Requester.full_member("T1/U9", "T1", channel_id="C1")

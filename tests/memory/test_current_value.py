@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from memory.incidents import Incidents
 from memory.notes.notes import Notes
 from memory.recall.current import asks_current_value, gives_value, subject_of
 from memory.recall.recall import NEWEST_ID, Recall
 from memory.scopes import Requester
 from memory.store import notes as note_store
-from tests.memory.contexts import ctx, store_returning_personal_rows
+from tests.memory.contexts import ctx, incident_channel, store_returning_personal_rows
 
 BUMPED = "bumped maxclients to 20000 as a stopgap"
 BACK = "maxclients back to 10000 at 09:55"
@@ -135,11 +134,7 @@ def test_words_known_from_the_incident_need_not_be_said_again() -> None:
 async def _channel(  # type: ignore[no-untyped-def]
     db, redactor, embedder, lines: list[tuple[str, str]], title: str = "search 500s"
 ) -> Recall:
-    incidents, notes = Incidents(db, redactor=redactor), Notes(db, redactor, embedder)
-    inc = await incidents.open(ctx("C1"), title=title, channel_id="C1")
-    for text, kind in lines:
-        await notes.save(ctx("C1"), text, kind, incident=inc.id)  # type: ignore[arg-type]
-    return Recall(db, embedder)
+    return await incident_channel(db, redactor, embedder, lines, title=title)
 
 
 ASKER = Requester.full_member("T1/U9", "T1", channel_id="C1")

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from memory.incidents import Incidents
 from memory.notes.notes import Notes
 from memory.recall.clock_times import says_time, times_in
-from memory.recall.recall import Recall
 from memory.scopes import Requester
 from memory.store import notes as note_store
-from tests.memory.contexts import ctx, store_returning_personal_rows
+from tests.memory.contexts import ctx, incident_channel, store_returning_personal_rows
 
 ROLLOUT = "fluent-bit v3 rolled out at 13:50, it buffers to /var/lib on the host"
 ROLLBACK = "rolled back fluent-bit on cp nodes at 14:22"
@@ -40,11 +38,9 @@ def test_nine_thirty_five_is_said_with_or_without_its_leading_zero() -> None:
 
 
 async def _channel(db, redactor, embedder, lines: list[tuple[str, str]], channel: str = "C1"):  # type: ignore[no-untyped-def]
-    incidents, notes = Incidents(db, redactor=redactor), Notes(db, redactor, embedder)
-    inc = await incidents.open(ctx(channel), title="etcd latency", channel_id=channel)
-    for text, kind in lines:
-        await notes.save(ctx(channel), text, kind, incident=inc.id)  # type: ignore[arg-type]
-    return Recall(db, embedder)
+    return await incident_channel(
+        db, redactor, embedder, lines, title="etcd latency", channel=channel
+    )
 
 
 DAY = [
