@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from memory.clock import Clock, iso, parse_iso, utc_now
+from memory.clock import Clock, iso, parse_iso, said_at, utc_now
 from memory.episodes.statements import StatementKind, statements_of
 from memory.errors import NotChannelMemory, UnknownItem, ValidationError
 from memory.notes.notes import NoteDraft
@@ -192,7 +192,10 @@ class Threads:
         assert self._notes is not None
         app = is_app_subject(ctx.author.subject_id)
         parts: list[tuple[str, StatementKind]] = [(text, "note")] if app else statements_of(text)
-        drafts = [NoteDraft(ctx, said, kind, incident) for said, kind in parts]
+        # Dated when said, not when stored: a delivery Slack retried, or one queued behind a
+        # burst, still shows (and answers "what happened at 10:13?") with the writer's time.
+        at = said_at(ctx.source_ts, self._clock()) if ctx.source_ts else None
+        drafts = [NoteDraft(ctx, said, kind, incident, at=at) for said, kind in parts]
         # Vectors come from the index_vectors job within a minute (keyword recall finds the
         # note at once): embedding every message as it arrives held up draining a burst.
         try:

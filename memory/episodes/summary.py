@@ -11,9 +11,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Protocol
 
+from memory.clock import ts_to_datetime
 from memory.episodes.done import carries_out, done_keys, what_was_done
 from memory.episodes.statements import (
     Statement,
@@ -83,11 +84,6 @@ class Summary:
     @property
     def duration(self) -> str:
         return duration(self.started_at, self.ended_at)
-
-
-def ts_to_datetime(ts: str) -> datetime:
-    """Slack's "1700000000.000100" as an aware UTC datetime."""
-    return datetime.fromtimestamp(float(ts), UTC)
 
 
 def _clip(text: str, limit: int) -> str:

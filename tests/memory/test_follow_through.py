@@ -4,6 +4,8 @@ after "cordon the 3 nodes" says which nodes, and is shown under the decision it 
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
 from memory.episodes.done import carries_out
@@ -18,6 +20,14 @@ from tests.memory.test_summary import _thread as _said
 
 ASKER = Requester("T1/UASK", "T1", channel_id="C1")
 PARENT = "1700000001.000100"
+
+
+def _soon_after_the_thread() -> datetime:
+    """The clock of the thread's day: notes are dated when said (their ts), so recall reads
+    them as people did then, not years later."""
+    return datetime(2023, 11, 14, 23, 0, tzinfo=UTC)
+
+
 CORDON = "Decision: cordon the 3 nodes and scale batch-etl to 0 until we know more"
 CORDONED = "done, cordoned ip-10-2-3-4, ip-10-2-7-9, ip-10-2-8-1"
 RAISE = "TODO @dev: raise node-local-dns memory limit to 200Mi and add an alert on its restarts"
@@ -90,7 +100,8 @@ async def _thread(db, redactor, embedder, lines: list[tuple[object, str]]) -> Re
     """Messages of one incident thread in C1, captured as the bot captures them."""
     from memory.incidents import Incidents
 
-    threads = Threads(db, redactor, notes=Notes(db, redactor, embedder))
+    notes = Notes(db, redactor, embedder, clock=_soon_after_the_thread)
+    threads = Threads(db, redactor, _soon_after_the_thread, notes=notes)
     inc = await Incidents(db, redactor=redactor).open(
         ctx("C1", author=ALICE), title="dns timeouts", channel_id="C1"
     )
@@ -103,7 +114,7 @@ async def _thread(db, redactor, embedder, lines: list[tuple[object, str]]) -> Re
             text=text,
             incident=inc.id,
         )
-    return Recall(db, embedder)
+    return Recall(db, embedder, clock=_soon_after_the_thread)
 
 
 async def test_which_nodes_gets_the_decision_and_the_report_that_names_them(
@@ -134,7 +145,9 @@ async def test_a_personal_report_the_store_returned_is_never_shown_under_a_share
         db, redactor, embedder, [(ALICE, "intermittent DNS timeouts"), (ALICE, CORDON)]
     )
     mine = ctx("C1", scope="user", user="UASK", source_ts="1700000003.000100")
-    await Notes(db, redactor, embedder).save(mine, "done, cordoned my own test nodes", "note")
+    await Notes(db, redactor, embedder, clock=_soon_after_the_thread).save(
+        mine, "done, cordoned my own test nodes", "note"
+    )
     monkeypatch.setattr(note_store, "replies_to", await store_returning_personal_rows(db))
     items = await recall.relevant(ASKER, "which nodes did we cordon?")
     assert items and all(i.scope != "user" for i in items)

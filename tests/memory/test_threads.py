@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from memory.clock import said_at
 from memory.episodes.episodes import Episodes
 from memory.errors import NotChannelMemory, RedactionFailed
 from memory.redaction.redactor import Redactor
@@ -17,6 +18,7 @@ from tests.fakes.crashing_recognizer import crashing_redactor
 from tests.memory.contexts import ALICE, BOB, ctx
 
 ROOT = "1700000000.000100"
+RECEIVED = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 
 
 @pytest.fixture
@@ -173,3 +175,36 @@ async def test_an_unchanged_edit_of_a_question_to_the_bot_keeps_the_threads_epis
         "SELECT edited_at FROM memory_thread_messages WHERE ts = :t", {"t": ask}
     )
     assert after == before
+
+
+async def test_a_message_delivered_late_is_dated_when_it_was_said(
+    db: Database, redactor: Redactor, clock, embedder
+) -> None:
+    """Slack retried the delivery (or it queued behind a burst) half an hour after the person
+    wrote it: the note shows, and is ordered by, the time it was said."""
+    from memory.incidents import Incidents
+    from memory.notes.notes import Notes
+
+    inc = await Incidents(db, redactor=redactor).open(on(), title="db down", channel_id="CINC1")
+    said = clock.now
+    clock.advance(minutes=30)
+    threads = Threads(db, redactor, clock, notes=Notes(db, redactor, embedder, clock=clock))
+    ts = f"{said.timestamp():.6f}"
+    await threads.capture(
+        on(), ts=ts, thread_ts=None, text="failed over to db-b at 10:22", incident=inc.id
+    )
+    stored = await db.scalar("SELECT created_at FROM memory_notes")
+    assert stored.startswith(said.strftime("%Y-%m-%dT%H:%M:%S")), stored
+
+
+@pytest.mark.parametrize(
+    ("ts", "expected"),
+    [
+        ("1796119980.000006", datetime(2026, 12, 1, 10, 13, 0, 6, tzinfo=UTC)),
+        ("1996119980.000006", RECEIVED),  # a ts from the future: when it reached us
+        ("not-a-ts", RECEIVED),
+        ("1e400", RECEIVED),
+    ],
+)
+def test_said_at_reads_the_ts_and_never_goes_past_receipt(ts: str, expected: datetime) -> None:
+    assert said_at(ts, RECEIVED) == expected
