@@ -30,7 +30,7 @@ from memory.recall.earlier import asked_kinds, asks_what_happened, topic_words, 
 from memory.recall.open_items import asks_open_items
 from memory.recall.outcomes import OUTCOME_WORDS, asks_outcome, reports_outcome
 from memory.recall.recall import AskedIn
-from memory.text import STOP_WORDS, item_references, stems
+from memory.text import STOP_WORDS, at_word, item_references, stems
 
 if TYPE_CHECKING:
     from knowledge.search import Knowledge, RunbookHit
@@ -319,7 +319,7 @@ class Answering:
             Source(
                 "",
                 "episode",
-                f"roll-up · {h.episode.incident_id or 'thread'} · {h.episode.title[:60]}",
+                f"roll-up · {h.episode.incident_id or 'thread'} · {_title(h.episode.title)}",
                 h.episode.summary,
                 ref=h.episode.id,  # "episode:3"
             )
@@ -854,3 +854,15 @@ def _answering_sentence(text: str, question: str, limit: int = 280) -> str:
     best = max(stating, key=lambda i: (len(asked & stems(sentences[i])), -i))
     sentence = runbook_text.lead(sentences[best], limit)  # a long sentence is cut at a word
     return sentence if best == 0 else f"… {sentence}"
+
+
+#: How much of a roll-up's title its label shows.
+TITLE_CHARS = 60
+
+
+def _title(title: str) -> str:
+    """A roll-up's title for its label: whole, or cut after a word with an ellipsis (never
+    "users logged out m")."""
+    if len(title) <= TITLE_CHARS:
+        return title
+    return at_word(title, TITLE_CHARS - 1, share=0.6).rstrip(" ,;:-") + "…"

@@ -58,3 +58,28 @@ async def test_a_roll_up_sharing_one_word_with_the_question_is_not_shown(
     answer = await _asked(db, redactor, embedder, "who leaked the card numbers into the pods?")
     assert answer.sources == ()
     assert answer.summary == messages.NOTHING_FOUND
+
+
+async def test_a_long_roll_up_title_is_cut_after_a_word(
+    db: Database, redactor: Redactor, embedder: Embedder
+) -> None:
+    """The label names the roll-up by its title: a long one ends on a whole word and says it
+    was cut, never "… users logged out m"."""
+    opening = "sessions are getting dropped on checkout, users logged out mid-payment again"
+    threads = Threads(db, redactor)
+    for i, text in enumerate([opening, "root cause: cart-svc writes carts without a TTL"]):
+        await threads.capture(
+            ctx("COLD", author=ALICE), ts=f"170000000{i}.000100", thread_ts=ROOT, text=text
+        )
+    episodes = Episodes(db, embedder)
+    assert await episodes.roll_up("T1", "COLD", ROOT) is not None
+    answering = Answering(
+        recall=Recall(db, embedder), knowledge=None, skills=None, profiles=None, episodes=episodes
+    )
+    question = Question(
+        ASKER, "why were sessions dropped on checkout?", ThreadKey("T1", "CNEW", "1")
+    )
+    (source,) = (await answering.compose(question)).sources
+    title = source.label.split(" · ", 2)[2]
+    assert title.endswith("…") and len(title) <= 60, title
+    assert opening.startswith(title[:-1]) and opening[len(title) - 1] == " ", title
