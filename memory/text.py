@@ -43,6 +43,23 @@ STOP_WORDS = frozenset(
 )
 
 
+# "How long", "how often", "how many": the kind of answer asked for, not what it is about
+# ("how long were writes down?" is about writes being down). With "how long", the verb that
+# measures the span ("did the failover take?", "did it last?") is part of the frame too.
+_HOW_MUCH = re.compile(
+    r"\bhow\s+(?:long|often|soon|many|much|far|big|large|high|low|fast|slow|old)\b", re.I
+)
+_SPAN_VERB = re.compile(r"\b(?:take|takes|took|taken|taking|last|lasts|lasted|lasting)\b", re.I)
+
+
+def question_topic(question: str) -> str:
+    """The question without its answer-type frame: what its topic words are read from."""
+    framed = _HOW_MUCH.sub(" ", question)
+    if framed == question:
+        return question
+    return _SPAN_VERB.sub(" ", framed) if re.search(r"\bhow\s+long\b", question, re.I) else framed
+
+
 def topic_terms(text: str, *, max_terms: int = 32) -> list[str]:
     """Distinct lowercase content words of a question, in order."""
     seen: dict[str, None] = {}

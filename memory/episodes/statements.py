@@ -154,7 +154,17 @@ _CUES: tuple[tuple[StatementKind, re.Pattern[str]], ...] = (
             re.I | re.S,
         ),
     ),
-    ("correction", re.compile(r"\binstead of\b", re.I)),
+    # "eviction policy is allkeys-lru instead of volatile-lru", "it purges * instead of the
+    # changed paths": what something is or does, said as it is found, corrects nobody.
+    (
+        "correction",
+        re.compile(
+            r"^(?!.*(?:\b(?:is|are|was|were|isn'?t|wasn'?t|aren'?t|weren'?t|been|being)"
+            r"|\b(?:it|this|that|which|he|she)\s+(?!was\b)\w+(?:s|ed))\b[^.;!?]*\binstead of\b)"
+            r".*\binstead of\b",
+            re.I | re.S,
+        ),
+    ),
     (
         "root_cause",
         re.compile(
@@ -199,7 +209,7 @@ _CUES: tuple[tuple[StatementKind, re.Pattern[str]], ...] = (
         "mitigation",
         re.compile(
             r"\bmitigat\w*|\brolled back\b|\brolling back\b|\brollback\b|\breverted\b"
-            r"|\breverting\b|\bfail(?:ed)? ?over\b|\bscaled (?:out|up)\b|\brestarted\b"
+            r"|\breverting\b|\bfail(?:ed)? ?(?:over|back)\b|\bscaled (?:out|up)\b|\brestarted\b"
             r"|\bworkaround\b|\bhot ?fix\b|\bpaused\b|\bdisabled\b|\bresized\b"
             # "timeout bumped to 60s on the gateway": a change said of the setting
             r"|\bbumped\s+(?:it\s+)?(?:up\s+)?(?:to|from|by)\b"

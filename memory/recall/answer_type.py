@@ -1,7 +1,7 @@
 """What kind of answer a question wants, and whether a note holds one.
 
 "Who owns it?" is answered by a note naming a person (or saying "I'll take it"); "when did it
-start?" by one with a time or date; "how many / what limit?" by one with a number; "why did
+start?" by one with a time or date; "how long was it down?" by one with a span; "how many / what limit?" by one with a number; "why did
 it fail?" by one that explains (because, so, but not, instead); "what error did it throw?" by
 one that quotes what was seen (a code span, an exception name, a status line). These are
 the classic answer types of question answering, read from the question's wh-word, and checked
@@ -15,17 +15,20 @@ import re
 from collections.abc import Iterable
 from typing import Literal
 
-AnswerType = Literal["person", "time", "quantity", "reason", "verbatim"]
+AnswerType = Literal["person", "duration", "time", "quantity", "reason", "verbatim"]
 
 _WANTS: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
     (
         "person",
         re.compile(r"^\s*(?:and\s+)?(?:who|whom|whose)\b|\bwho (?:is|was|owns|did)\b", re.I),
     ),
+    # "How long were writes down?": a span ("about 9 min", "10:13-10:22", "took 1:30"), or the
+    # two clock times it is read from ("paged at 02:09" after "started at 01:55").
+    ("duration", re.compile(r"\bhow long\b", re.I)),
     (
         "time",
         re.compile(
-            r"^\s*(?:and\s+)?when\b|\bwhat time\b|\bhow (?:long|soon)\b|\bwhat (?:day|date)\b"
+            r"^\s*(?:and\s+)?when\b|\bwhat time\b|\bhow soon\b|\bwhat (?:day|date)\b"
             r"|\b(?:until|by|since) when\b|\bin what order\b|\bhow far apart\b"
             r"|\b(?:which|what) (?:\w+ )?(?:came|happened|went|landed) (?:first|last)\b"
             r"|\bwhich did (?:we|they|you) \w+ first\b",
@@ -67,6 +70,14 @@ _TIME = re.compile(
     r"|saturday|sunday)\b|\b\d+ ?(?:min(?:ute)?s?|hours?|h|days?|weeks?)\b",
     re.I,
 )
+_SPAN = re.compile(
+    r"\b(?:\d+(?:\.\d+)?|an?|one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty"
+    r"|forty|fifty|sixty|a few|several|half an?)\s*-?\s*(?:secs?|seconds?|m|mins?|minutes?|h|hrs?"
+    r"|hours?|days?|weeks?|months?|years?)\b"
+    r"|\b\d{1,2}:\d{2}\s*(?:-|–|—|to|until|till)\s*\d{1,2}:\d{2}\b"
+    r"|\b(?:took|takes|lasted|for)\s+(?:about\s+|around\s+|~\s*)?\d{1,2}:\d{2}\b",
+    re.I,
+)
 _NUMBER = re.compile(r"\d")
 # Discourse markers of an explanation: cause ("because", "due to", "->"), consequence ("so",
 # "which means") and the contrast or negation an explanation of a failure turns on ("but",
@@ -93,8 +104,16 @@ def wanted(question: str) -> AnswerType | None:
     return None
 
 
+def says_a_span(text: str) -> bool:
+    """Whether `text` says how long something took ("about 9 min", "10:13-10:22"), which a
+    clock time alone ("deployed 09:55") does not."""
+    return bool(_SPAN.search(text))
+
+
 def holds(kind: AnswerType, text: str, people: Iterable[str]) -> bool:
     """Whether `text` contains an answer of that type (`people`: names that may answer who)."""
+    if kind == "duration":  # a span said, or the clock times it is read from
+        return says_a_span(text) or bool(_TIME.search(text))
     if kind == "time":
         return bool(_TIME.search(text))
     if kind == "quantity":

@@ -23,6 +23,10 @@ _KINDS: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = (
         ("root_cause",),
         re.compile(
             r"\b(?:root[ -]?causes?|what caused|the cause|why (?:did|was|were|had)|rca)\b"
+            # "which version of cart-svc broke it?", "what deploy triggered the failover?": the
+            # verb that asks what caused it, as the question ends (not "it broke after …, why?")
+            r"|(?<=\s)(?:broke|triggered|caused)(?=(?:\s+(?:it|this|that|things|everything"
+            r"|(?:the|our)\s+[\w.-]+|[\w.-]+))?\s*\?*\s*$)"
             # "RC?" (in capitals: "rc2", "RC-1", "the RC build" are a release candidate)
             r"|(?-i:\bRC\b)(?![-\d]|\s+(?:build|cut|release|candidate|branch|tag|\d))",
             re.I,
@@ -141,12 +145,19 @@ _FRAME = stems(
     "earlier prior other older incident incidents outage outages one ones did do we our us "
     "own owns owned owner owners doing taking took current currently latest"
 )
+# "Which version …?", "which release …?": what the answer is (a version), not its subject.
+_WHICH_THING = re.compile(
+    r"\b(?:which|what)\s+(?:version|release|build|commit|deploy|deployment|change|image|tag)s?"
+    r"(?:\s+of)?\b",
+    re.I,
+)
 
 
 def without_frame(question: str) -> str:
     """The question without the spans that name the kind or point back ("how did we fix",
     "last time", "did we try", "root cause"): what it is about, as text."""
     framed = _ASKING_VERB.sub(" ", _OPEN_ITEMS.sub(" ", respelled(question)))
+    framed = _WHICH_THING.sub(" ", framed)
     for _, pattern in _KINDS:
         framed = pattern.sub(" ", framed)
     return " ".join(_EARLIER.sub(" ", framed).split())

@@ -16,7 +16,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from memory.text import PREFIX_STEM, joined_stems, prefix_index, prefix_meets, stems
+from memory.text import (
+    PREFIX_STEM,
+    joined_stems,
+    prefix_index,
+    prefix_meets,
+    question_topic,
+    stems,
+)
 
 
 @dataclass(frozen=True)
@@ -84,7 +91,8 @@ def coverage(question: str, item_text: str) -> float:
 @lru_cache(maxsize=256)
 def _asked(question: str) -> tuple[frozenset[str], dict[str, tuple[str, str]]]:
     """A question's stems and compounds, read once however many candidates it is judged on."""
-    return frozenset(stems(question)), joined_stems(question)
+    topic = question_topic(question)
+    return frozenset(stems(topic)), joined_stems(topic)
 
 
 # Fitted by `opsmemory eval calibrate` (evals/calibrate.py) on incident-threads-dev.json;

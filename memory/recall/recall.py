@@ -22,7 +22,7 @@ from memory.episodes.statements import claims_work, is_heading, without_correcti
 from memory.errors import EmbeddingUnavailable, InvalidLimit
 from memory.incidents import parse_incident_id
 from memory.notes.exchange import WINDOW as EXCHANGE_WINDOW
-from memory.recall.answer_type import holds, wanted
+from memory.recall.answer_type import holds, says_a_span, wanted
 from memory.recall.clauses import clauses
 from memory.recall.clock_times import says_time, times_in
 from memory.recall.current import (
@@ -108,7 +108,7 @@ class RecallConfig:
     here_boost: float = 1.5  # for notes of the channel the question is asked in
     supersede: SupersedeConfig = field(default_factory=SupersedeConfig)
     answer_types: frozenset[str] = frozenset(
-        {"person", "time", "quantity", "reason", "verbatim"}
+        {"person", "duration", "time", "quantity", "reason", "verbatim"}
     )  # boosted
     answer_type_boost: float = 2.5  # for notes holding the kind of answer asked for (1.0: off)
     correction_top: int = 5  # best items whose later corrections are pulled in beside them
@@ -382,6 +382,8 @@ class Recall:
             for i in sorted(chosen)
             if not is_heading(ranked[i].text)
         ]
+        if wanted(query) == "duration":  # the item that says how long leads the kept ones
+            kept.sort(key=lambda it: not says_a_span(it.text))
         kept = await self._with_what_they_correct(requester, kept, ranked)
         most = floor.most + len(parts) - 1
         items = await self._with_corrections(requester, kept)

@@ -100,3 +100,22 @@ def test_words_that_point_back_are_no_words_an_earlier_incidents_note_must_hold(
     assert without_pointer_back(asked) == "why did raising the cpu limit not help ?"
     assert coverage(without_pointer_back(asked), note) > coverage(asked, note)
     assert without_pointer_back("what did the previous incident decide") == "what did the decide"
+
+
+def test_which_thing_broke_it_asks_for_the_root_cause_about_its_subject() -> None:
+    """ "Which version of cart-svc broke it?" wants the root cause (not the rollback decision
+    that also names a version); "version" is what the answer is, cart-svc what it is about."""
+    from memory.recall.earlier import topic_words
+
+    for asked in (
+        "which version of cart-svc broke it?",
+        "what broke checkout?",
+        "which deploy triggered the failover?",
+        "which release caused the 500s?",
+    ):
+        assert asked_kinds(asked) == ("root_cause",), asked
+    assert topic_words("which version of cart-svc broke it?") == {"cart", "svc"}
+    assert topic_words("which deploy triggered the failover?") == {"failov"}
+    # Said mid-question it is part of the story, not what is asked.
+    assert asked_kinds("it broke after the deploy, what now?") == ()
+    assert asked_kinds("did the restart trigger alerts?") == ()

@@ -9,7 +9,7 @@ import pytest
 from memory.errors import InvalidLimit
 from memory.incidents import Incidents
 from memory.notes.notes import NotePolicy, Notes
-from memory.recall.answer_type import holds, wanted
+from memory.recall.answer_type import holds, says_a_span, wanted
 from memory.recall.keyword import KeywordConfig
 from memory.recall.recall import AskedIn, Recall, RecallConfig
 from memory.scopes import Requester
@@ -459,6 +459,25 @@ async def test_a_what_did_it_log_question_prefers_the_note_that_quotes_it(db, re
         asker, question, mode="keyword"
     )
     assert quoted[0].score / quoted[1].score > plain[0].score / plain[1].score
+
+
+def test_how_long_asks_for_a_span_or_the_times_it_is_read_from() -> None:
+    """ "How long were writes down?" is answered by "down about 9 min (10:13-10:22)", or by the
+    two clock times the span is read from; only a span says it outright."""
+    assert wanted("how long were writes down?") == "duration"
+    assert wanted("when did we fail over?") == "time"
+    for said in (
+        "writes were down about 9 min",
+        "10:13-10:22",
+        "failover took 1:30",
+        "lasted a few hours",
+        "had it for 3 years",
+        "down for ~5m",
+    ):
+        assert says_a_span(said) and holds("duration", said, []), said
+    assert holds("duration", "paged at 02:09 UTC", []) and not says_a_span("paged at 02:09 UTC")
+    for said in ("cart-svc 2.14.0 (deployed 09:55)", "500s are up", "failover at 10:22"):
+        assert not says_a_span(said), said
 
 
 def test_what_a_verbatim_question_asks_for_and_what_holds_it() -> None:

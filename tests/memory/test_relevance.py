@@ -4,6 +4,7 @@ what a thread message states, the relevance floor, corrections superseding, and 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from evals.calibrate import Case, fit, fit_logistic, score
 from memory.episodes.statements import classify, strip_label
@@ -548,3 +549,55 @@ async def test_a_personal_decision_the_store_returned_is_never_bridged_in(
     monkeypatch.setattr(note_store, "incident_statements", await store_returning_personal_rows(db))
     fixed = await recall.relevant(ASKER, "how did we fix the stuck partition?")
     assert fixed and all(i.scope != "user" for i in fixed), fixed
+
+
+def test_coverage_ignores_the_how_long_frame_of_a_question() -> None:
+    """ "How long were writes down?" is about writes being down: "long", and the "take" of
+    "how long did it take", are what kind of answer is asked for, not words it must hold."""
+    assert coverage("how long were writes down?", "so writes were down about 9 min") == 1.0
+    assert coverage("how long did the failover take?", "failover took 1:30") == 1.0
+    assert coverage("did the failover take long?", "failover took 1:30") < 1.0  # no frame
+    assert coverage("how many pods restarted?", "pods restarted 40 times") == 1.0
+
+
+@pytest.mark.parametrize(
+    "described",
+    [
+        "eviction policy is allkeys-lru instead of volatile-lru, so it is evicting live keys",
+        "it purges * instead of the changed paths",
+        "the job was using the old key instead of the new one",
+        "this restarts the pod instead of draining it",
+    ],
+)
+def test_instead_of_in_what_something_is_or_does_corrects_nothing(described: str) -> None:
+    """A finding said with "instead of" is no correction: marking an earlier message
+    "superseded" by it would hide what people said."""
+    assert classify(described).kind != "correction"
+    assert classify("go with redis-b instead of redis-c").kind == "correction"
+
+
+async def test_how_long_is_answered_first_by_the_item_that_says_the_span(
+    db, redactor, embedder
+) -> None:
+    """ "How long were writes down?": the message saying "about 9 min (10:13-10:22)" leads,
+    not the root cause that shares "writes" and says when the bad deploy went out."""
+    from tests.memory.contexts import incident_channel
+
+    recall = await incident_channel(
+        db,
+        redactor,
+        embedder,
+        [
+            (
+                "cart-svc 2.14.0 (deployed 09:55) writes carts into the session db without a TTL",
+                "root_cause",
+            ),
+            ("failed over to redis-sess-b at 10:22, writes back", "mitigation"),
+            ("so writes were down about 9 min (10:13-10:22)", "note"),
+        ],
+        title="checkout logouts",
+    )
+    items = await recall.relevant(ASKER, "how long were writes down?")
+    assert items and items[0].text == "so writes were down about 9 min (10:13-10:22)", [
+        i.text for i in items
+    ]
