@@ -178,11 +178,17 @@ async def requester_for(
         enterprise_id=ident.enterprise_id,
         channel_id=where,
         member_channel_ids=members,
+        name=shown_name(facts),
     )
 
 
 #: A person's mention as Slack sends it in message text: `<@U0DEV>` or `<@U0DEV|dev>`.
 _USER_MENTION = re.compile(r"<@([UW][A-Z0-9]+)(?:\|([^>|]*))?>")
+
+
+def shown_name(facts: UserFacts) -> str:
+    """The name Slack shows for a person: their display name, else their real name."""
+    return " ".join((facts.display_name or facts.real_name).split())
 
 
 async def with_names(text: str, users: UserDirectory, *, team_id: str) -> str:
@@ -199,7 +205,7 @@ async def with_names(text: str, users: UserDirectory, *, team_id: str) -> str:
             facts = await users.get(team_id, user_id)
         except SlackApiError:
             continue
-        if name := " ".join((facts.display_name or facts.real_name).split()):
+        if name := shown_name(facts):
             names[user_id] = name
 
     def named(m: re.Match[str]) -> str:

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bot.answer.messages import NOTHING_FOUND, NOTHING_IN_MEMORY_HERE
+from bot.answer.messages import NOTHING_FOUND, NOTHING_IN_MEMORY_HERE, NOTHING_YOURS
 from bot.answer.render import MEMORY_TITLE, SIMILAR_TITLE
 from evals.locomo import Conversation, load_locomo
 
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 Progress = Callable[[str], None]
 _LINK = re.compile(r"<(https?://[^|>]+)(?:\|[^>]*)?>")
 _MEMORY_TITLES = (f"*{MEMORY_TITLE}*", f"*{SIMILAR_TITLE}*")
-NOTHING = (NOTHING_IN_MEMORY_HERE, NOTHING_FOUND)  # either says memory has nothing
+NOTHING = (NOTHING_IN_MEMORY_HERE, NOTHING_FOUND, NOTHING_YOURS)  # each says memory has nothing
 
 
 @dataclass(frozen=True)

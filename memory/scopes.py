@@ -49,6 +49,9 @@ class Requester:
     # Every public channel of the team, members or not: what a full member of the team may
     # read in Slack, and what a post everyone in the team reads (the daily digest) may quote.
     every_public_channel: bool = False
+    # The name Slack shows for the asker ("kim"), as their mentions are stored ("@kim"): "what
+    # do I owe here?" is answered by the items owned by it. Empty when not known.
+    name: str = ""
 
     @classmethod
     def public_audience(cls, team_id: str) -> Requester:
@@ -65,6 +68,7 @@ class Requester:
         enterprise_id: str | None = None,
         channel_id: str | None = None,
         member_channel_ids: frozenset[str] = frozenset(),
+        name: str = "",
     ) -> Requester:
         """A full member of the team: every public channel, the workspace rows, their own rows."""
         return cls(
@@ -75,6 +79,7 @@ class Requester:
             member_channel_ids,
             sees_workspace=True,  # pragma: no mutate  (the field's default; said for the reader)
             every_public_channel=True,
+            name=name,
         )
 
     @classmethod
@@ -86,6 +91,7 @@ class Requester:
         enterprise_id: str | None = None,
         channel_id: str | None = None,
         member_channel_ids: frozenset[str] = frozenset(),
+        name: str = "",
     ) -> Requester:
         """A guest or a person from another organisation: only channels they are members of."""
         return cls(
@@ -96,6 +102,7 @@ class Requester:
             member_channel_ids,
             sees_workspace=False,
             every_public_channel=False,  # pragma: no mutate  (the field's default; said for the reader)
+            name=name,
         )
 
     @property

@@ -29,6 +29,7 @@ from memory.recall.current import asks_current_state
 from memory.recall.earlier import asked_kinds, asks_what_happened, topic_words, without_frame
 from memory.recall.open_items import asks_open_items
 from memory.recall.outcomes import OUTCOME_WORDS, asks_outcome, reports_outcome
+from memory.recall.own_items import asks_own_items
 from memory.recall.recall import AskedIn
 from memory.text import STOP_WORDS, at_word, item_references, stems
 
@@ -339,8 +340,10 @@ class Answering:
         its subject alone: runbooks know procedures, not what was said, and its framing words
         ("root cause") match any runbook that uses them; one asking who did or owns something,
         or where the incident stands, gets none (no runbook knows)."""
-        if self._knowledge is None or asks_current_state(q.text):
-            return []  # whether our lag is gone is in what the team said; no runbook knows
+        if self._knowledge is None or asks_current_state(q.text) or asks_own_items(q.text):
+            # whether our lag is gone, or what the asker owes, is in what the team said; no
+            # runbook knows
+            return []
         if _WHO.match(q.text) and question_intent(q.text) is None:
             # "who covers orders next week?": runbooks rarely name the team's people; one that
             # is about most of what is asked does ("who needs to approve a node drain?"), and
@@ -639,10 +642,12 @@ def _summary(
     best item that answers `question`) or that it has nothing. A question about what the team
     said or did (`memory_first`) leads with memory, and a runbook under it takes one line: no
     runbook knows who owns a fix, when it landed or what was decided."""
+    if not memories and asks_own_items(question):
+        return messages.NOTHING_YOURS  # no runbook knows what the asker owes
     if not runbooks and not memories:
         return messages.NOTHING_FOUND
     parts = []
-    if len(memories) > 1 and asks_open_items(question):
+    if len(memories) > 1 and (asks_open_items(question) or asks_own_items(question)):
         # "What are the open action items?" is answered by the list, not by its first item.
         parts.append(_open_items(memories))
     elif len(memories) > 1 and (handed := _handover_said(memories[0], memories[1], question)):

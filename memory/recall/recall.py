@@ -46,6 +46,7 @@ from memory.recall.open_items import MOST as OPEN_MOST
 from memory.recall.open_items import asks_open_items, done_keys
 from memory.recall.outcomes import OUTCOME_WORDS, REPORT_KINDS, asks_outcome, reports_outcome
 from memory.recall.outcomes import WINDOW as OUTCOME_WINDOW
+from memory.recall.own_items import asks_own_items, owned_by
 from memory.recall.ranking import (
     DEFAULT_KIND_WEIGHTS,
     STATEMENT_KINDS,
@@ -331,6 +332,8 @@ class Recall:
         correction of a kept item (same channel, same subject) is put right above it and the
         item is marked superseded, so the newer statement wins. `ranked`: this question's
         `recall` already run (`answer` shares one ranking with `similar_incidents`)."""
+        if asks_own_items(query) and requester.name:
+            return await self._own_items(requester)
         mode = mode or self._config.mode
         floor = self._config.floors.get(mode if self._embedder is not None else "keyword")
         if ranked is None:
@@ -824,6 +827,30 @@ class Recall:
         if open_only:
             said, most = await self._still_open(requester, incident.id, said), OPEN_MOST
         return await self._as_items(requester, said[:most])
+
+    async def _own_items(self, requester: Requester) -> list[RecallItem]:
+        """ "What do I owe here?": the open action items of the incident asked in that name the
+        asker as owner, newest first ([] when none, or outside an incident's channel). Never a
+        personal row, whatever the store returned: the answer is posted in the thread."""
+        if not requester.channel_id:
+            return []
+        from memory.incidents import Incidents
+
+        incident = await Incidents(self._db, self._clock).for_channel(
+            requester.team_id, requester.channel_id
+        )
+        if incident is None:
+            return []
+        rows = await note_store.incident_statements(
+            self._db, requester, incident.id, kinds=("action",), limit=200
+        )
+        shared = [r for r in rows if r["scope"] != "user"]
+        mine = [
+            r
+            for r in await self._still_open(requester, incident.id, shared)
+            if owned_by(str(r["text"]), str(r["author_name"] or ""), requester.name)
+        ]
+        return await self._as_items(requester, mine[:OPEN_MOST])
 
     async def _still_open(
         self, requester: Requester, incident_id: str, rows: list[Row]

@@ -9,6 +9,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from bot.answer import messages
 from bot.runtime import Runtime
 from bot.scheduler import Jobs
 from bot.standin import FakeSlack, SlackDriver
@@ -977,3 +978,29 @@ async def test_whether_our_latency_is_back_is_answered_by_memory_alone(
     _, answer = await answered(driver, slack, BOSS, "is checkout latency back to normal?")
     assert answer.text.splitlines()[0].endswith("): checkout p99 back to 300ms, errors gone")
     assert "*Runbooks*" not in json.dumps(answer.blocks) and "checkout-latency" not in answer.text
+
+
+async def test_what_do_i_owe_lists_the_askers_own_open_items_and_nothing_else(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """ "What do I owe here?" is answered by the items that name the asker (a request with a due
+    date, an item opening with their name), not by the other people's; someone who owns none
+    is told so, with no runbook in its place."""
+    await _thread(
+        driver,
+        slack,
+        [
+            (ALICE, f"<@{BOB}> can you write the postmortem? by friday"),
+            (BOSS, "action item: alice to rotate the checkout api key"),
+            (ALICE, "action item: bob to add an alert on pool saturation"),
+            (BOB, "decision: keep checkout on v41 until the pool fix ships"),
+        ],
+    )
+    await finished(bot, answers=0, captured=4)
+    _, answer = await answered(driver, slack, BOB, "what do I owe here?")
+    said = answer.text + json.dumps(_memory_section(answer.blocks))
+    assert "write the postmortem" in said and "alert on pool saturation" in said, said
+    assert "rotate the checkout api key" not in said and "keep checkout on v41" not in said
+    _, none = await answered(driver, slack, BOSS, "any items on me for the high latency?")
+    assert none.text.startswith(messages.NOTHING_YOURS), none.text
+    assert "Runbooks" not in json.dumps(none.blocks)

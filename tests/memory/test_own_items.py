@@ -1,0 +1,82 @@
+"""The asker's own action items: "what do I owe here?" reads which open items name the asker."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory.notes.notes import Notes
+from memory.recall.own_items import asks_own_items, owned_by
+from memory.scopes import Requester
+from memory.store import notes as note_store
+from tests.memory.contexts import ctx, incident_channel, store_returning_personal_rows
+
+KIM = Requester.full_member("T1/UKIM", "T1", channel_id="C1", name="kim")
+
+
+@pytest.mark.parametrize(
+    "asked",
+    [
+        "what do I owe here?",
+        "anything on me?",
+        "what are my action items?",
+        "what's on me",
+        "am I on the hook for anything?",
+        "do I own anything?",
+    ],
+)
+def test_questions_for_the_askers_own_items(asked: str) -> None:
+    assert asks_own_items(asked)
+
+
+@pytest.mark.parametrize(
+    "asked", ["what do I do now?", "who owns the postmortem?", "what did I say about the cache?"]
+)
+def test_other_questions_are_not_about_the_askers_items(asked: str) -> None:
+    assert not asks_own_items(asked)
+
+
+def test_an_item_is_owned_by_whom_it_names() -> None:
+    asked = "@kim can you add a TTL to cart keys before re-release? by friday"
+    assert owned_by(asked, "dev", "kim") and not owned_by(asked, "dev", "lena")
+    assert owned_by("action item: lena to set maxmemory-policy", "maya", "lena")
+    assert not owned_by("action item: lena to set maxmemory-policy", "maya", "kim")
+    assert owned_by("I'll take the postmortem", "kim", "Kim")  # said by the asker
+    assert not owned_by("action item: switch to volatile-lru", "maya", "kim")
+    assert not owned_by("@kim can you add a TTL? by friday", "dev", "")  # no name: nobody's
+    assert owned_by("AI-7: @kim to rotate the password", "dev", "kim")  # after its key
+
+
+async def _channel(db, redactor, embedder):  # type: ignore[no-untyped-def]
+    return await incident_channel(
+        db,
+        redactor,
+        embedder,
+        [
+            ("@kim can you add a TTL to cart keys in cart-svc? by friday", "action"),
+            ("action item: lena to set maxmemory-policy volatile-lru", "action"),
+            ("decision: roll back cart-svc to 2.13.4", "decision"),
+            ("AI-7 @kim to rotate the session db password by friday", "action"),
+            ("AI-7 done, rotated and rolled out", "mitigation"),
+        ],
+        title="checkout logouts",
+    )
+
+
+async def test_what_do_i_owe_is_answered_by_the_askers_items_only(db, redactor, embedder) -> None:
+    recall = await _channel(db, redactor, embedder)
+    items = await recall.relevant(KIM, "what do I owe here?")
+    assert [i.text for i in items] == ["@kim can you add a TTL to cart keys in cart-svc? by friday"]
+    raj = Requester.full_member("T1/URAJ", "T1", channel_id="C1", name="raj")
+    assert await recall.relevant(raj, "what do I owe here?") == []
+
+
+async def test_a_personal_item_the_store_returned_is_never_listed(
+    db, redactor, embedder, monkeypatch
+) -> None:
+    """Code layer: were the incident's statements query to return a personal note, it is
+    dropped; the answer is posted in the thread."""
+    recall = await _channel(db, redactor, embedder)
+    mine = ctx("C1", scope="user", user="UKIM")
+    await Notes(db, redactor, embedder).save(mine, "@kim to call the bank by friday", "action")
+    monkeypatch.setattr(note_store, "incident_statements", await store_returning_personal_rows(db))
+    assert await recall.relevant(KIM, "what do I owe here?") == []
