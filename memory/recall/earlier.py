@@ -181,7 +181,15 @@ _OPEN_ITEMS = re.compile(
     r"|tasks?)\b)",
     re.I,
 )
-_ASKING_VERB = re.compile(r"\b(?:did|have|had|do) (?:we|you|they|i) \w+\b", re.I)
+# "what did we try?", "how did we fix it?": the verb that asks what was done. A verb that says
+# what the question is about stays ("when did we fail over?", "did we restart the pods?").
+_ASKING_VERB = re.compile(
+    r"\b(?:did|have|had|do) (?:we|you|they|i) (?:do|done|doing|try|tried|decide|decided|say"
+    r"|said|agree|agreed|settle|settled|end up|ended up|fix|fixed|handle|handled|resolve|resolved"
+    r"|solve|solved|mitigate|mitigated|find|found|learn|learned|conclude|concluded|choose"
+    r"|chose|pick|picked|go with|went with|use|used)\b",
+    re.I,
+)
 _UNMARKED_CONTRACTION = re.compile(r"\b(who|what|where)s\s", re.I)
 _CONTRACTIONS = (("'s ", " is "), ("’s ", " is "), ("'re ", " are "), ("’re ", " are "))
 #: A question word, then (past its subject) the first helper verb: the tense it asks in.

@@ -119,3 +119,14 @@ def test_which_thing_broke_it_asks_for_the_root_cause_about_its_subject() -> Non
     # Said mid-question it is part of the story, not what is asked.
     assert asked_kinds("it broke after the deploy, what now?") == ()
     assert asked_kinds("did the restart trigger alerts?") == ()
+
+
+def test_a_verb_that_says_what_was_done_stays_a_topic_word() -> None:
+    """ "When did we fail over last time?" is about failing over: only a verb that asks what
+    was done ("what did we try?", "how did we fix …?") is the question's frame."""
+    from memory.recall.earlier import topic_words
+
+    assert topic_words("when did we fail over last time?") == {"fail"}
+    assert topic_words("did we restart the pods?") == {"restart", "pod"}
+    assert topic_words("what did we try?") == set()
+    assert topic_words("how did we fix the stuck partition?") == {"stuck", "partit"}

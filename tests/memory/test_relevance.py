@@ -601,3 +601,26 @@ async def test_how_long_is_answered_first_by_the_item_that_says_the_span(
     assert items and items[0].text == "so writes were down about 9 min (10:13-10:22)", [
         i.text for i in items
     ]
+
+
+async def test_when_did_we_fail_over_last_time_is_answered_from_the_earlier_incident(
+    db, redactor, embedder
+) -> None:
+    """Asked from the next incident's channel: "fail" is what it is about, "last time" points
+    back, and the earlier incident's failover answers."""
+    from tests.memory.contexts import incident_channel
+
+    recall = await incident_channel(
+        db,
+        redactor,
+        embedder,
+        [
+            ("sessions dropped on checkout, redis-sess-a at maxmemory", "note"),
+            ("failed over to redis-sess-b at 10:22, writes back", "mitigation"),
+            ("root cause: cart-svc writes carts without a TTL", "root_cause"),
+        ],
+        title="checkout logouts",
+    )
+    later = Requester.full_member("T1/UASK", "T1", channel_id="C2")
+    items = await recall.relevant(later, "when did we fail over last time?")
+    assert items and items[0].text == "failed over to redis-sess-b at 10:22, writes back"
