@@ -187,7 +187,7 @@ def digest_parts(d: Digest) -> list[str]:
     line = render.one_line
     blocks: dict[str, _Report] = {}
     loose: list[str] = []
-    for i in d.incidents_opened + d.incidents_resolved:
+    for i in d.incidents_opened + d.incidents_resolved + d.incidents_active:
         state = f"resolved {i.resolved_at:%d %b %H:%M} UTC" if i.resolved_at else i.status
         head = f"*{i.id}* {line(i.title, 200)} · {i.severity} · {state}"
         blocks.setdefault(

@@ -7,7 +7,7 @@ public-channel and workspace rows and never private channels or personal (user-s
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -51,6 +51,8 @@ class Digest:
     incidents_resolved: list[DigestIncident]
     episodes: list[Episode]
     decisions: list[DigestDecision]
+    # Opened before the window, with threads or decisions in it: their head line names them.
+    incidents_active: list[DigestIncident] = field(default_factory=list)
 
     @property
     def empty(self) -> bool:
@@ -86,6 +88,11 @@ async def build_digest(db: Database, team_id: str, *, since: datetime, until: da
         DigestDecision(r["text"], r["channel_id"], r["incident_id"], "note", r["permalink"])
         for r in await store.note_decisions(db, audience, window)
     ]
+    known = {r["id"] for r in [*opened, *resolved]}
+    others = {e.incident_id for e in episodes if e.incident_id}
+    others |= {x.incident_id for x in decisions if x.incident_id}
+    others -= known
+    active = await store.incidents_named(db, audience, window, sorted(others))
     return Digest(
         team_id=team_id,
         since=since,
@@ -94,4 +101,5 @@ async def build_digest(db: Database, team_id: str, *, since: datetime, until: da
         incidents_resolved=[_incident(r) for r in resolved],
         episodes=episodes,
         decisions=decisions[:MAX_ITEMS],
+        incidents_active=[_incident(r) for r in active],
     )

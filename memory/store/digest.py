@@ -25,6 +25,13 @@ WHERE i.team_id = :team AND i.{column} >= :since AND i.{column} < :until AND {vi
 ORDER BY i.{column} LIMIT :cap
 """
 
+_INCIDENTS_NAMED = """
+SELECT i.id, i.title, i.severity, i.status, i.channel_id, i.opened_at, i.resolved_at
+FROM memory_incidents AS i
+WHERE i.team_id = :team AND i.id IN ({ids}) AND {vis}
+ORDER BY i.opened_at LIMIT :cap
+"""
+
 _EPISODES = """
 SELECT {columns} FROM memory_episodes AS e
 WHERE e.team_id = :team AND e.updated_at >= :since AND e.updated_at < :until AND {vis}
@@ -68,6 +75,19 @@ async def incidents(
     if column not in _INCIDENT_TIMES:
         raise ValueError(f"not an incident time column: {column!r}")
     return await _read(db, _INCIDENTS, audience, "i", window, column=column)
+
+
+async def incidents_named(
+    db: Database, audience: Audience, window: Window, ids: list[str]
+) -> list[Row]:
+    """The incidents of these ids the audience may see (the window's cap applies, not its
+    times): ones opened before the window whose threads were active in it."""
+    if not ids:
+        return []
+    vis, params = visibility_sql(audience, alias="i")
+    named = {f"id{n}": i for n, i in enumerate(ids[: window.cap])}
+    sql = _INCIDENTS_NAMED.format(vis=vis, ids=", ".join(f":{k}" for k in named))
+    return await db.fetchall(sql, {"team": audience.team_id, "cap": window.cap, **named, **params})
 
 
 async def episodes(db: Database, audience: Audience, window: Window) -> list[Row]:

@@ -125,3 +125,33 @@ async def test_vector_job_links_acked_slash_notes_with_their_neighbours(
     assert "replica promoted" not in await bot.deps.db.scalar(first)
     await Jobs(bot.deps, bot.app.client, team_id=TEAM).index_vectors()
     assert "replica promoted" in await bot.deps.db.scalar(first)
+
+
+async def test_the_digest_names_an_incident_opened_before_its_day(
+    bot_settings: Callable[..., Any], slack: FakeSlack, clock: FakeClock
+) -> None:
+    """An incident opened at 02:04, its thread busy all day, reported in the next morning's
+    digest: its line names its title, severity and status, not a bare "*inc-410*"."""
+    runtime = await build_app(bot_settings(digest_channel=GENERAL), clock=clock)
+    try:
+        await runtime.warm_up()
+        port = await runtime.start_http(host="127.0.0.1", port=0)
+        async with SlackDriver(f"http://127.0.0.1:{port}/slack/events", SECRET, slack) as d:
+            await d.command(INCIDENT, ALICE, "open sev1 API gateway cert expired")
+            clock.advance(days=1)
+            root = await d.say(INCIDENT, ALICE, "api-gw handshake errors for mobile clients")
+            await d.say(
+                INCIDENT, BOB, "root cause: cert-manager lost its route53 perms", thread_ts=root.ts
+            )
+        await eventually_async(
+            lambda: runtime.deps.threads.messages(TEAM, INCIDENT, root.ts or ""),
+            lambda m: len(m) == 2,
+        )
+        jobs = Jobs(runtime.deps, runtime.app.client, team_id=TEAM)
+        assert await jobs.roll_up_threads() >= 1
+        clock.advance(hours=1)
+        assert await jobs.post_digest() is True
+        head = slack.workspace.bot_messages(GENERAL)[-1].text.splitlines()[1]
+        assert "API gateway cert expired · sev1 · open" in head, head
+    finally:
+        await runtime.stop()
