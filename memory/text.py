@@ -28,7 +28,7 @@ STOP_WORDS = frozenset(
     """
     a about above after again against all also am an and any are aren as at be because been
     before being below between both but by can could couldn did didn do does doesn doing don
-    down during each else ever few for from further get got had hadn has hasn have haven
+    during each else ever few for from further get got had hadn has hasn have haven
     having he her here hers herself him himself his how i if in into is isn it its itself
     just let like me might more most much must my myself no nor not now of off on once only
     or other our ours ourselves out over own same shall she should so some such than that
@@ -38,7 +38,7 @@ STOP_WORDS = frozenset(
     ve kind sort thing things something anything way ways really tell know think say said
     asked ask
     didnt dont doesnt isnt wasnt arent werent cant wont couldnt wouldnt shouldnt havent hasnt
-    hadnt aint
+    hadnt aint whats hows whos wheres whens thats theres heres wen im ive youre theyre
     """.split()  # noqa: SIM905 -- a word list reads better as text
 )
 

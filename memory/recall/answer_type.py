@@ -28,7 +28,7 @@ _WANTS: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
     (
         "time",
         re.compile(
-            r"^\s*(?:and\s+)?when\b|\bwhat time\b|\bhow soon\b|\bwhat (?:day|date)\b"
+            r"^\s*(?:and\s+)?(?:when|wen)\b|\bwhat time\b|\bhow soon\b|\bwhat (?:day|date)\b"
             r"|\b(?:until|by|since) when\b|\bin what order\b|\bhow far apart\b"
             r"|\b(?:which|what) (?:\w+ )?(?:came|happened|went|landed) (?:first|last)\b"
             r"|\bwhich did (?:we|they|you) \w+ first\b",

@@ -11,7 +11,7 @@ from memory.episodes.statements import classify, strip_label
 
 _ASKS = re.compile(
     r"\bwhat (?:do|did) i (?:owe|own|have (?:to do|open|left))\b"
-    r"|\bwhat(?:'s|’s| is) (?:on|left for|assigned to|for) me\b"
+    r"|\bwhat(?:'s|’s|s| is) (?:on|left for|assigned to|for) me\b"
     r"|\b(?:anything|something|stuff|items?) (?:on|for|assigned to) me\b"
     r"|\bwhat (?:am|was) i (?:on the hook for|supposed to do|assigned|owning|down for)\b"
     r"|\b(?:am i|was i) (?:on the hook|assigned|down) for\b"
@@ -28,6 +28,9 @@ _NAMED_FIRST = re.compile(
     r"(?:(?:[a-z]{1,10}-\d{1,6}|#\d{1,7})\s*[:\-–—]?\s*)?@?([\w.-]+)\s*(?::|\bto\b|\bwill\b|\bowns\b)",
     re.I,
 )
+
+
+_SIGNED = re.compile(r"(?:[—–-]+|\()\s*@([\w.-]+)\s*\)?\s*$")
 
 
 def asks_own_items(question: str) -> bool:
@@ -47,7 +50,12 @@ def owned_by(text: str, author: str, name: str) -> bool:
     # name and what they are to do (any other first word, "switch to …", names nobody; the
     # name is compared, never guessed).
     opening = _NAMED_FIRST.match(strip_label(text))
-    return opening is not None and _plain(opening.group(1)) == _plain(name)
+    if opening is not None and _plain(opening.group(1)) == _plain(name):
+        return True
+    # "alert when any cert expires in < 14d — @ben": a list item signed with its owner, stored
+    # without the list marker that made it one.
+    signed = _SIGNED.search(text)
+    return signed is not None and _plain(signed.group(1)) == _plain(name)
 
 
 def _plain(name: str) -> str:

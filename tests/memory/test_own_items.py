@@ -22,6 +22,7 @@ KIM = Requester.full_member("T1/UKIM", "T1", channel_id="C1", name="kim")
         "what's on me",
         "am I on the hook for anything?",
         "do I own anything?",
+        "whats on me?",
     ],
 )
 def test_questions_for_the_askers_own_items(asked: str) -> None:
@@ -44,6 +45,9 @@ def test_an_item_is_owned_by_whom_it_names() -> None:
     assert not owned_by("action item: switch to volatile-lru", "maya", "kim")
     assert not owned_by("@kim can you add a TTL? by friday", "dev", "")  # no name: nobody's
     assert owned_by("AI-7: @kim to rotate the password", "dev", "kim")  # after its key
+    # A list item signed with its owner, as stored (its list marker gone).
+    assert owned_by("alert when any cert expires in < 14d — @ben", "ana", "ben")
+    assert not owned_by("alert when any cert expires in < 14d — @ben", "ana", "kim")
 
 
 async def _channel(db, redactor, embedder):  # type: ignore[no-untyped-def]

@@ -466,6 +466,7 @@ def test_how_long_asks_for_a_span_or_the_times_it_is_read_from() -> None:
     two clock times the span is read from; only a span says it outright."""
     assert wanted("how long were writes down?") == "duration"
     assert wanted("when did we fail over?") == "time"
+    assert wanted("wen did the cert expire?") == "time"  # as typed in a hurry
     for said in (
         "writes were down about 9 min",
         "10:13-10:22",

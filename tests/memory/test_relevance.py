@@ -558,6 +558,9 @@ def test_coverage_ignores_the_how_long_frame_of_a_question() -> None:
     assert coverage("how long did the failover take?", "failover took 1:30") == 1.0
     assert coverage("did the failover take long?", "failover took 1:30") < 1.0  # no frame
     assert coverage("how many pods restarted?", "pods restarted 40 times") == 1.0
+    # "down" is what an outage question is about, not a function word.
+    assert coverage("how long were we down", "we were hard down for ~31 min") == 1.0
+    assert coverage("whats the status", "status: resolved 02:50") == 1.0  # chat spelling
 
 
 @pytest.mark.parametrize(
