@@ -350,9 +350,11 @@ class Answering:
             # one word ("who is on call?" -> "on-call lead") is too little to tell.
             found = await self._runbook_answer(q.text, q.text) if topic_words(q.text) else []
             return found if _about_most_of(q.text, found, at_least=2) else []
+        said = asks_what_happened(q.text)
+        if said and _SAID_ONLY & set(asked_kinds(q.text)):
+            return []  # "whats the status": where it stands is what the team said, even terse
         if vague and opening:
             return await self._runbook_answer(f"{opening}\n{q.text}", q.text)
-        said = asks_what_happened(q.text)
         if said and (not topic_words(q.text) or _asks_who_or_where(q.text)):
             return []
         own = without_frame(q.text) if said else q.text

@@ -1004,3 +1004,26 @@ async def test_what_do_i_owe_lists_the_askers_own_open_items_and_nothing_else(
     _, none = await answered(driver, slack, BOSS, "any items on me for the high latency?")
     assert none.text.startswith(messages.NOTHING_YOURS), none.text
     assert "Runbooks" not in json.dumps(none.blocks)
+
+
+async def test_a_terse_status_question_gets_where_it_stands_and_no_runbook(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """ "whats the status" names nothing but the status: the newest status said, and no
+    runbook found through the thread's opening (no runbook knows where ours stands)."""
+    parent = slack.workspace.post(
+        INCIDENT, "checkout p99 latency of the checkout service is above its SLO", user=ALICE
+    ).ts
+    await driver.say(INCIDENT, ALICE, "status: investigating, p99 at 4s", thread_ts=parent)
+    await driver.say(INCIDENT, BOB, "status: mitigated, p99 back to 300ms", thread_ts=parent)
+    await finished(bot, answers=0, captured=2)
+    (m, _) = await driver.mention(INCIDENT, BOSS, "whats the status", thread_ts=parent)
+    answer = (
+        await eventually(
+            lambda: [
+                r for r in slack.workspace.bot_messages(INCIDENT, parent) if r.ts > (m.ts or "")
+            ]
+        )
+    )[0]
+    assert answer.text.startswith("Memory says") and "mitigated" in answer.text, answer.text
+    assert "Runbooks" not in json.dumps(answer.blocks)

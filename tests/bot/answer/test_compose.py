@@ -495,3 +495,25 @@ def test_a_runbook_that_only_says_help_adds_nothing_to_whether_the_warming_helpe
     assert _adds_nothing("did the warming help?", memory, [runbook])
     # asked about what the runbook is about, it adds what memory lacks
     assert not _adds_nothing("did the warming stop the failed requests?", memory, [runbook])
+
+
+async def test_a_terse_status_question_in_an_alert_thread_gets_no_runbook(
+    answering: Answering, db: Database, redactor, embedder: Embedder
+) -> None:
+    """ "whats the status" names nothing but the status: the thread's opening ("disk filling up
+    on db-3") would find a runbook, but where the incident stands is what the team said."""
+    from memory.notes.notes import Notes
+    from tests.memory.contexts import ctx
+
+    await Notes(db, redactor, embedder).save(
+        ctx("C1", source_ts="1.0"), "disk filling up on db-3", "note"
+    )
+    asked = Question(
+        Requester("T1/U1", "T1", channel_id="C1"),
+        "whats the status",
+        ThreadKey("T1", "C1", "1.0"),
+        asked_ts="2.0",
+    )
+    assert (await answering.compose(asked)).of_kind("runbook") == []
+    where = replace(asked, text="how do we fix it?")  # a procedure: the opening finds one
+    assert (await answering.compose(where)).of_kind("runbook") != []
