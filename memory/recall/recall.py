@@ -808,13 +808,7 @@ class Recall:
         alerts' threads), else the incident's. A later correction above what it corrects.
         `open_only`: the action items nobody said are done, up to `open_items.MOST`. Never
         personal rows (the answer is shared)."""
-        if not requester.channel_id:
-            return []
-        from memory.incidents import Incidents
-
-        incident = await Incidents(self._db, self._clock).for_channel(
-            requester.team_id, requester.channel_id
-        )
+        incident = await self._incident_asked_in(requester)
         if incident is None:
             return []
         opening = thread.opening if thread else None
@@ -828,17 +822,21 @@ class Recall:
             said, most = await self._still_open(requester, incident.id, said), OPEN_MOST
         return await self._as_items(requester, said[:most])
 
+    async def _incident_asked_in(self, requester: Requester) -> Incident | None:
+        """The incident whose channel the question is asked in (None outside one)."""
+        if not requester.channel_id:
+            return None
+        from memory.incidents import Incidents
+
+        return await Incidents(self._db, self._clock).for_channel(
+            requester.team_id, requester.channel_id
+        )
+
     async def _own_items(self, requester: Requester) -> list[RecallItem]:
         """ "What do I owe here?": the open action items of the incident asked in that name the
         asker as owner, newest first ([] when none, or outside an incident's channel). Never a
         personal row, whatever the store returned: the answer is posted in the thread."""
-        if not requester.channel_id:
-            return []
-        from memory.incidents import Incidents
-
-        incident = await Incidents(self._db, self._clock).for_channel(
-            requester.team_id, requester.channel_id
-        )
+        incident = await self._incident_asked_in(requester)
         if incident is None:
             return []
         rows = await note_store.incident_statements(
