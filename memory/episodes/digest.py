@@ -92,7 +92,15 @@ async def build_digest(db: Database, team_id: str, *, since: datetime, until: da
     others = {e.incident_id for e in episodes if e.incident_id}
     others |= {x.incident_id for x in decisions if x.incident_id}
     others -= known
-    active = await store.incidents_named(db, audience, window, sorted(others))
+    # Only in a channel the digest already shows a thread or decision of, whatever the store
+    # returned: a head names what is read there.
+    shown: set[tuple[str | None, str | None]] = {(e.incident_id, e.channel_id) for e in episodes}
+    shown |= {(x.incident_id, x.channel_id) for x in decisions}
+    active = [
+        r
+        for r in await store.incidents_named(db, audience, window, sorted(others))
+        if (r["id"], r["channel_id"]) in shown
+    ]
     return Digest(
         team_id=team_id,
         since=since,

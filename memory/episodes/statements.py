@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Protocol
 
 StatementKind = Literal[
     "root_cause", "decision", "action", "mitigation", "status", "correction", "note"
@@ -108,8 +108,34 @@ _TAKE_BACK = (
     r"|make that\s+[\w.-]*\d|(?:i meant|meant to say)\s+(?!to\b)\S)"
 )
 
+
 # Cues anywhere in the text, strongest first; the first kind that matches wins.
-_CUES: tuple[tuple[StatementKind, re.Pattern[str]], ...] = (
+class _InsteadOf:
+    """ "roll back to v40 instead of v41" corrects; "eviction policy is allkeys-lru instead of
+    volatile-lru" and "it purges * instead of the changed paths" say what something is or does
+    and correct nobody. Read on the clause before "instead of" only (linear in the text)."""
+
+    _AT = re.compile(r"\binstead of\b", re.I)
+    _CLAUSE = re.compile(r"[.;:!?,]")
+    _DESCRIBES = re.compile(
+        r"\b(?:is|are|was|were|isn'?t|wasn'?t|aren'?t|weren'?t|been|being)\b"
+        r"|\b(?:it|this|that|which|he|she)\s+(?!was\b)\w+(?:s|ed)\b",
+        re.I,
+    )
+
+    def search(self, text: str) -> re.Match[str] | None:
+        found = self._AT.search(text)
+        if found is None:
+            return None
+        clause = self._CLAUSE.split(text[: found.start()])[-1]
+        return None if self._DESCRIBES.search(clause) else found
+
+
+class _Cue(Protocol):
+    def search(self, text: str, /) -> re.Match[str] | None: ...
+
+
+_CUES: tuple[tuple[StatementKind, _Cue], ...] = (
     (
         "correction",
         re.compile(
@@ -154,17 +180,7 @@ _CUES: tuple[tuple[StatementKind, re.Pattern[str]], ...] = (
             re.I | re.S,
         ),
     ),
-    # "eviction policy is allkeys-lru instead of volatile-lru", "it purges * instead of the
-    # changed paths": what something is or does, said as it is found, corrects nobody.
-    (
-        "correction",
-        re.compile(
-            r"^(?!.*(?:\b(?:is|are|was|were|isn'?t|wasn'?t|aren'?t|weren'?t|been|being)"
-            r"|\b(?:it|this|that|which|he|she)\s+(?!was\b)\w+(?:s|ed))\b[^.;!?]*\binstead of\b)"
-            r".*\binstead of\b",
-            re.I | re.S,
-        ),
-    ),
+    ("correction", _InsteadOf()),
     (
         "root_cause",
         re.compile(

@@ -70,12 +70,13 @@ _TIME = re.compile(
     r"|saturday|sunday)\b|\b\d+ ?(?:min(?:ute)?s?|hours?|h|days?|weeks?)\b",
     re.I,
 )
+_UNIT = r"(?:secs?|seconds?|mins?|minutes?|hrs?|hours?|days?|weeks?|months?|years?)"
 _SPAN = re.compile(
-    r"\b(?:\d+(?:\.\d+)?|an?|one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty"
-    r"|forty|fifty|sixty|a few|several|half an?)\s*-?\s*(?:secs?|seconds?|m|mins?|minutes?|h|hrs?"
-    r"|hours?|days?|weeks?|months?|years?)\b"
-    r"|\b\d{1,2}:\d{2}\s*(?:-|–|—|to|until|till)\s*\d{1,2}:\d{2}\b"
-    r"|\b(?:took|takes|lasted|for)\s+(?:about\s+|around\s+|~\s*)?\d{1,2}:\d{2}\b",
+    rf"\b\d+(?:\.\d+)?\s?(?:{_UNIT}|m|h)\b"
+    rf"|\b(?:an?|one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty"
+    rf"|sixty|a few|several|half an?) {_UNIT}\b"
+    r"|\b\d{1,2}:\d{2}\s?(?:-|–|—|to|until|till)\s?\d{1,2}:\d{2}\b"
+    r"|\b(?:took|takes|lasted)\s(?:about\s|around\s|~\s?)?\d{1,2}:\d{2}\b",
     re.I,
 )
 _NUMBER = re.compile(r"\d")

@@ -10,14 +10,12 @@ import re
 from memory.episodes.statements import classify, strip_label
 
 _ASKS = re.compile(
-    r"\bwhat (?:do|did) i (?:owe|own|have (?:to do|open|left))\b"
-    r"|\bwhat(?:'s|’s|s| is) (?:on|left for|assigned to|for) me\b"
-    r"|\b(?:anything|something|stuff|items?) (?:on|for|assigned to) me\b"
-    r"|\bwhat (?:am|was) i (?:on the hook for|supposed to do|assigned|owning|down for)\b"
-    r"|\b(?:am i|was i) (?:on the hook|assigned|down) for\b"
-    r"|\bdo i (?:own|owe|have) (?:any|anything)\b"
-    r"|\bmy (?:open |remaining |outstanding )?(?:action items?|actions|todos?|to-dos?|follow[- ]?ups?"
-    r"|tasks|items)\b",
+    r"\bwhat (?:do|did) i owe\b"
+    r"|\bwhat(?:'s|’s|s| is) (?:on|left for|assigned to) me\b"
+    r"|\b(?:anything|something|items?) (?:on|assigned to) me\s*\??\s*$"
+    r"|\bam i on the hook\b|\bdo i (?:own|owe) (?:any|anything)\b"
+    r"|^\W*(?:what|which|any|list|show)\b[^?]{0,20}\bmy (?:open |remaining |outstanding )?"
+    r"(?:action items?|to-?dos?|follow[- ]?ups|ais)\b",
     re.I,
 )
 
@@ -30,7 +28,7 @@ _NAMED_FIRST = re.compile(
 )
 
 
-_SIGNED = re.compile(r"(?:[—–-]+|\()\s*@([\w.-]+)\s*\)?\s*$")
+_SIGNED = re.compile(r"(?:[—–-]|\()\s*@([\w.-]+)\s*\)?\s*$")
 
 
 def asks_own_items(question: str) -> bool:
@@ -43,9 +41,14 @@ def owned_by(text: str, author: str, name: str) -> bool:
     by friday", "kim to rotate the key", "I'll take it" said by kim)."""
     if not name:
         return False
+    if " " in name.strip():  # "@Kim Lee can you … by friday", "… — @Kim Lee": said whole
+        said = " ".join(strip_label(text).lower().split())
+        whole = f"@{_plain(name)}"
+        if said.startswith(whole) or said.endswith(whole):
+            return True
     owner = classify(text, author=author).owner
     if owner is not None:
-        return _plain(owner) == _plain(name)
+        return _is(owner, name, text)
     # "action item: lena to set maxmemory-policy …": an item opening with the asker's own
     # name and what they are to do (any other first word, "switch to …", names nobody; the
     # name is compared, never guessed).
@@ -56,6 +59,17 @@ def owned_by(text: str, author: str, name: str) -> bool:
     # without the list marker that made it one.
     signed = _SIGNED.search(text)
     return signed is not None and _plain(signed.group(1)) == _plain(name)
+
+
+def _is(owner: str, name: str, text: str) -> bool:
+    """Whether the owner read from `text` is the person shown as `name`. A name of two words
+    ("Kim Lee", a real name where no display name is set) is read as its first ("Kim"): it is
+    theirs when the text mentions them whole, and never a "Kim"'s then."""
+    if " " in name.strip():
+        first = name.split()[0]
+        return _plain(owner) == _plain(first) and f"@{_plain(name)}" in _plain(text)
+    mentioned_longer = re.search(rf"@{re.escape(name)}\s+[A-Z]", text)
+    return _plain(owner) == _plain(name) and mentioned_longer is None
 
 
 def _plain(name: str) -> str:

@@ -30,7 +30,15 @@ def test_questions_for_the_askers_own_items(asked: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "asked", ["what do I do now?", "who owns the postmortem?", "what did I say about the cache?"]
+    "asked",
+    [
+        "what do I do now?",
+        "who owns the postmortem?",
+        "what did I say about the cache?",
+        "what do I have to do to free disk on db-3?",  # a procedure
+        "do I have any access to the prod db?",
+        "my follow-up: how do we free disk space?",
+    ],
 )
 def test_other_questions_are_not_about_the_askers_items(asked: str) -> None:
     assert not asks_own_items(asked)
@@ -48,6 +56,12 @@ def test_an_item_is_owned_by_whom_it_names() -> None:
     # A list item signed with its owner, as stored (its list marker gone).
     assert owned_by("alert when any cert expires in < 14d — @ben", "ana", "ben")
     assert not owned_by("alert when any cert expires in < 14d — @ben", "ana", "kim")
+    # A real name of two words ("Kim Lee", no display name set) is one person, not any "Kim".
+    asked_of_kim_lee = "@Kim Lee can you rotate the key by friday"
+    assert owned_by(asked_of_kim_lee, "dev", "Kim Lee")
+    assert not owned_by(asked_of_kim_lee, "dev", "Kim")
+    assert owned_by("rotate the key — @Kim Lee", "dev", "Kim Lee")
+    assert not owned_by("action item: @Kim Lee to rotate the key", "dev", "Kim")
 
 
 async def _channel(db, redactor, embedder):  # type: ignore[no-untyped-def]

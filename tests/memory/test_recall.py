@@ -477,7 +477,14 @@ def test_how_long_asks_for_a_span_or_the_times_it_is_read_from() -> None:
     ):
         assert says_a_span(said) and holds("duration", said, []), said
     assert holds("duration", "paged at 02:09 UTC", []) and not says_a_span("paged at 02:09 UTC")
-    for said in ("cart-svc 2.14.0 (deployed 09:55)", "500s are up", "failover at 10:22"):
+    for said in (
+        "cart-svc 2.14.0 (deployed 09:55)",
+        "500s are up",
+        "failover at 10:22",
+        "I am on it",  # "am" is no "a m(inute)"
+        "ah ok the pool",
+        "rollback scheduled for 10:30",
+    ):
         assert not says_a_span(said), said
 
 

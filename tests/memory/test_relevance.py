@@ -577,6 +577,9 @@ def test_instead_of_in_what_something_is_or_does_corrects_nothing(described: str
     "superseded" by it would hide what people said."""
     assert classify(described).kind != "correction"
     assert classify("go with redis-b instead of redis-c").kind == "correction"
+    # The clause that says what to do instead is read, not the one owning up before it.
+    assert classify("that was a typo, use db-2 instead of db-3").kind == "correction"
+    assert classify("the version was wrong: roll back to v40 instead of v41").kind == "correction"
 
 
 async def test_how_long_is_answered_first_by_the_item_that_says_the_span(
