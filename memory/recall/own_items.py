@@ -12,7 +12,7 @@ from memory.episodes.statements import classify, strip_label
 _ASKS = re.compile(
     r"\bwhat (?:do|did) i owe\b"
     r"|\bwhat(?:'s|’s|s| is) (?:on|left for|assigned to) me\b"
-    r"|\b(?:anything|something|items?) (?:on|assigned to) me\s*\??\s*$"
+    r"|\b(?:anything|items?) (?:on|assigned to) me\b(?!\s+(?:to|and)\b)"
     r"|\bam i on the hook\b|\bdo i (?:own|owe) (?:any|anything)\b"
     r"|^\W*(?:what|which|any|list|show)\b[^?]{0,20}\bmy (?:open |remaining |outstanding )?"
     r"(?:action items?|to-?dos?|follow[- ]?ups|ais)\b",
