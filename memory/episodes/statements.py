@@ -225,7 +225,7 @@ _CUES: tuple[tuple[StatementKind, _Cue], ...] = (
         "mitigation",
         re.compile(
             r"\bmitigat\w*|\brolled back\b|\brolling back\b|\brollback\b|\breverted\b"
-            r"|\breverting\b|\bfail(?:ed)? ?(?:over|back)\b|\bscaled (?:out|up)\b|\brestarted\b"
+            r"|\breverting\b|\bfail(?:ed)? ?(?:over|back)\b(?![\s-]*to[- ]back\b)|\bscaled (?:out|up)\b|\brestarted\b"
             r"|\bworkaround\b|\bhot ?fix\b|\bpaused\b|\bdisabled\b|\bresized\b"
             # "timeout bumped to 60s on the gateway": a change said of the setting
             r"|\bbumped\s+(?:it\s+)?(?:up\s+)?(?:to|from|by)\b"
@@ -357,7 +357,13 @@ _DUE = re.compile(
 
 #: "1. alert on archive_command failures > 5m — @olu", "• … (<@U1>)": a list item signed with
 #: whose item it is. Only a list item: a message signed so is chat ("see thread above - @raj").
-_SIGNED = re.compile(rf"(?:\s[—–-]+|\()\s*{_MENTION}\s*\)?\s*$")
+_SIGNED = re.compile(rf"(?:\s[—–-]+|\()\s*({_MENTION})\s*\)?\s*$")
+
+
+def signed_by(text: str) -> str | None:
+    """The person a message is signed with at its end ("… — @olu", "… (<@U1>)"), if any."""
+    signed = _SIGNED.search(text)
+    return signed.group(1) if signed else None
 
 
 def _asks_work_of(text: str) -> bool:
@@ -464,7 +470,7 @@ def classify(text: str, *, author: str | None = None) -> Statement:
             kind = "note"  # "agreed", "ok, approved!": a reply that agrees, not what was decided
         if kind == "action" and _ASKS_TO_HEAR.search(flat) and not names_an_owner(flat):
             kind = "note"  # "ping me when AI-1 is merged" asks to hear of an item, is no new one
-        if kind == "note" and _LIST_MARKER.match(text) and _SIGNED.search(flat):
+        if kind == "note" and _LIST_MARKER.match(text) and signed_by(flat):
             kind = "action"  # "1. alert on archive_command failures > 5m — @olu": olu's item
     assert kind is not None
     owner = _owner(flat, author) if kind in ("action", "correction") else None

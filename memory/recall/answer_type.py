@@ -24,11 +24,13 @@ _WANTS: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
     ),
     # "How long were writes down?": a span ("about 9 min", "10:13-10:22", "took 1:30"), or the
     # two clock times it is read from ("paged at 02:09" after "started at 01:55").
-    ("duration", re.compile(r"\bhow long\b", re.I)),
+    # "How long until the cert expires?" / "how long ago …?" ask when, not for how long.
+    ("duration", re.compile(r"\bhow long\b(?!\s+(?:until|till|til|before|ago)\b)", re.I)),
     (
         "time",
         re.compile(
             r"^\s*(?:and\s+)?(?:when|wen)\b|\bwhat time\b|\bhow soon\b|\bwhat (?:day|date)\b"
+            r"|\bhow long (?:until|till|til|before|ago)\b"
             r"|\b(?:until|by|since) when\b|\bin what order\b|\bhow far apart\b"
             r"|\b(?:which|what) (?:\w+ )?(?:came|happened|went|landed) (?:first|last)\b"
             r"|\bwhich did (?:we|they|you) \w+ first\b",

@@ -23,10 +23,14 @@ _KINDS: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = (
         ("root_cause",),
         re.compile(
             r"\b(?:root[ -]?causes?|what caused|the cause|why (?:did|was|were|had)|rca)\b"
-            # "which version of cart-svc broke it?", "what deploy triggered the failover?": the
-            # verb that asks what caused it, as the question ends (not "it broke after …, why?")
-            r"|(?<=\s)(?:broke|triggered|caused)(?=(?:\s+(?:it|this|that|things|everything"
-            r"|(?:the|our)\s+[\w.-]+|[\w.-]+))?\s*\?*\s*$)"
+            # "which version of cart-svc broke it?", "what deploy triggered the failover?": a
+            # which/what question whose verb asks what caused something, with what it did to as
+            # the question ends. Not "which pods broke?" (what failed), "who triggered the
+            # rollback?" (a person) or "it broke after …, why?". Bounded and possessive: linear.
+            r"|\b(?:which|what)\b[^?\n]{0,60}?\s(?P<verb>broke|triggered|caused)\s++(?:it|this|that"
+            r"|things|everything|(?:the|our)\s++[\w.-]++|[\w.-]++)"
+            r"(?:\s++(?:last time|the time before|in the (?:last|previous) (?:incident|outage)))?+"
+            r"\s*+\?*+\s*+$"
             # "RC?" (in capitals: "rc2", "RC-1", "the RC build" are a release candidate)
             r"|(?-i:\bRC\b)(?![-\d]|\s+(?:build|cut|release|candidate|branch|tag|\d))",
             re.I,
@@ -157,10 +161,20 @@ def without_frame(question: str) -> str:
     """The question without the spans that name the kind or point back ("how did we fix",
     "last time", "did we try", "root cause"): what it is about, as text."""
     framed = _ASKING_VERB.sub(" ", _OPEN_ITEMS.sub(" ", respelled(question)))
-    framed = _WHICH_THING.sub(" ", framed)
     for _, pattern in _KINDS:
-        framed = pattern.sub(" ", framed)
+        framed = pattern.sub(_frame_out, framed)
+    framed = _WHICH_THING.sub(" ", framed)
     return " ".join(_EARLIER.sub(" ", framed).split())
+
+
+def _frame_out(found: re.Match[str]) -> str:
+    """What a kind's match leaves of the question: nothing, or all but the verb when the match
+    spans a whole question ("what deploy triggered the failover?" keeps its subject)."""
+    if "verb" not in found.re.groupindex or found.group("verb") is None:
+        return " "
+    start, end = found.span("verb")
+    text = found.group(0)
+    return f" {text[: start - found.start()]} {text[end - found.start() :]} "
 
 
 def without_pointer_back(question: str) -> str:
@@ -187,7 +201,8 @@ _ASKING_VERB = re.compile(
     r"\b(?:did|have|had|do) (?:we|you|they|i) (?:do|done|doing|try|tried|decide|decided|say"
     r"|said|agree|agreed|settle|settled|end up|ended up|fix|fixed|handle|handled|resolve|resolved"
     r"|solve|solved|mitigate|mitigated|find|found|learn|learned|conclude|concluded|choose"
-    r"|chose|pick|picked|go with|went with|use|used)\b",
+    r"|chose|pick|picked|go with|went with|use|used|check|checked|change|changed"
+    r"|look at|looked at|look into|looked into|investigate|investigated)\b",
     re.I,
 )
 _UNMARKED_CONTRACTION = re.compile(r"\b(who|what|where)s\s", re.I)

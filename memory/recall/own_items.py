@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from memory.episodes.statements import classify, strip_label
+from memory.episodes.statements import classify, signed_by, strip_label
 
 _ASKS = re.compile(
     r"\bwhat (?:do|did) i owe\b"
@@ -26,9 +26,6 @@ _NAMED_FIRST = re.compile(
     r"(?:(?:[a-z]{1,10}-\d{1,6}|#\d{1,7})\s*[:\-–—]?\s*)?@?([\w.-]+)\s*(?::|\bto\b|\bwill\b|\bowns\b)",
     re.I,
 )
-
-
-_SIGNED = re.compile(r"(?:[—–-]|\()\s*@([\w.-]+)\s*\)?\s*$")
 
 
 def asks_own_items(question: str) -> bool:
@@ -57,8 +54,8 @@ def owned_by(text: str, author: str, name: str) -> bool:
         return True
     # "alert when any cert expires in < 14d — @ben": a list item signed with its owner, stored
     # without the list marker that made it one.
-    signed = _SIGNED.search(text)
-    return signed is not None and _plain(signed.group(1)) == _plain(name)
+    signed = signed_by(text)
+    return signed is not None and _plain(signed) == _plain(name)
 
 
 def _is(owner: str, name: str, text: str) -> bool:

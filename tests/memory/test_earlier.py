@@ -116,9 +116,28 @@ def test_which_thing_broke_it_asks_for_the_root_cause_about_its_subject() -> Non
         assert asked_kinds(asked) == ("root_cause",), asked
     assert topic_words("which version of cart-svc broke it?") == {"cart", "svc"}
     assert topic_words("which deploy triggered the failover?") == {"failov"}
+    assert asked_kinds("which release caused the outage last time?") == ("root_cause",)
     # Said mid-question it is part of the story, not what is asked.
     assert asked_kinds("it broke after the deploy, what now?") == ()
     assert asked_kinds("did the restart trigger alerts?") == ()
+
+
+def test_which_things_failed_or_who_acted_is_no_root_cause_question() -> None:
+    """ "Which pods broke?" asks what failed, "who triggered the rollback?" asks for a person:
+    neither wants the root cause note first."""
+    for asked in ("which pods broke?", "who triggered the rollback?", "what broke?"):
+        assert asked_kinds(asked) == (), asked
+
+
+def test_the_root_cause_verb_reader_is_linear_on_long_whitespace() -> None:
+    """A 50k-character mention of spaces after the verb is read in one pass, not re-tried per
+    space (the lookahead it replaced took seconds)."""
+    import time
+
+    for text in ("which broke" + " " * 50_000 + "x y", "what " + "broke " * 10_000):
+        started = time.perf_counter()
+        asked_kinds(text)
+        assert time.perf_counter() - started < 0.5
 
 
 def test_a_verb_that_says_what_was_done_stays_a_topic_word() -> None:
@@ -129,4 +148,7 @@ def test_a_verb_that_says_what_was_done_stays_a_topic_word() -> None:
     assert topic_words("when did we fail over last time?") == {"fail"}
     assert topic_words("did we restart the pods?") == {"restart", "pod"}
     assert topic_words("what did we try?") == set()
+    assert topic_words("what did we check last time?") == set()
+    assert topic_words("what did we look into?") == set()
+    assert topic_words("did we change the pool size?") == {"pool", "size"}
     assert topic_words("how did we fix the stuck partition?") == {"stuck", "partit"}

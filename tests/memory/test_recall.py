@@ -467,6 +467,8 @@ def test_how_long_asks_for_a_span_or_the_times_it_is_read_from() -> None:
     assert wanted("how long were writes down?") == "duration"
     assert wanted("when did we fail over?") == "time"
     assert wanted("wen did the cert expire?") == "time"  # as typed in a hurry
+    assert wanted("how long until the cert expires?") == "time"  # when, not for how long
+    assert wanted("how long ago did we restart it?") == "time"
     for said in (
         "writes were down about 9 min",
         "10:13-10:22",

@@ -644,6 +644,8 @@ def test_a_list_item_signed_with_a_persons_name_is_their_action_item() -> None:
         ("failed back to redis-sess-a at 15:40, all green", "mitigation"),
         ("we failed back at 16:00", "mitigation"),
         ("should we fail back now?", "note"),
+        ("the nightly job failed back to back three times", "note"),  # twice running, no change
+        ("canary failed back-to-back", "note"),
     ],
 )
 def test_a_plan_is_a_decision_and_a_changed_setting_a_change_made(said: str, kind: str) -> None:
