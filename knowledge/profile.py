@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from knowledge.chunking import ChunkedRunbook
-from memory.text import split_identifier
+from memory.text import ABBREVIATIONS, split_identifier
 
 _WORD = re.compile(r"[A-Za-z0-9]+(?:[-_.][A-Za-z0-9]+)*")
 _SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ures", "ure", "ed", "es", "s")
@@ -83,36 +83,6 @@ _PERCENT_TERM = re.compile(r"pct\d{1,3}")
 #: Prefix-related stems: the shorter has at least this many letters and this share of the longer.
 PREFIX_MIN = 5
 PREFIX_SHARE = 0.6
-
-
-#: Common operations abbreviations and the words they abbreviate, so `maxed` meets `maximum` and
-#: `db` meets `database`. Only unambiguous ones: `min` and `sec` (minutes? seconds?), `ns`
-#: (namespace? nanoseconds?) and `auth` (-entication? -orization?) stay out; longer abbreviations
-#: (`config`) already meet their word as prefix relatives.
-ABBREVIATIONS = {
-    "max": "maximum",
-    "avg": "average",
-    "cert": "certificate",
-    "db": "database",
-    "conn": "connection",
-    "mem": "memory",
-    "req": "request",
-    "resp": "response",
-    "err": "error",
-    "msg": "message",
-    "env": "environment",
-    "info": "information",
-    "dir": "directory",
-    "app": "application",
-    "svc": "service",
-    "k8s": "kubernetes",
-    "repo": "repository",
-    "util": "utilization",
-    "vol": "volume",
-    "perf": "performance",
-    "addr": "address",
-    "img": "image",
-}
 
 
 def _strip(word: str) -> str:

@@ -70,6 +70,57 @@ def topic_terms(text: str, *, max_terms: int = 32) -> list[str]:
     return list(seen)[:max_terms]
 
 
+#: Common operations abbreviations and the words they abbreviate, so "cert" meets "certificate" and
+#: "db" meets "database" (in memory and in runbooks alike). Only unambiguous ones: `min` and `sec` (minutes? seconds?), `ns`
+#: (namespace? nanoseconds?) and `auth` (-entication? -orization?) stay out; longer abbreviations
+#: (`config`) already meet their word as prefix relatives.
+ABBREVIATIONS = {
+    "max": "maximum",
+    "avg": "average",
+    "cert": "certificate",
+    "db": "database",
+    "conn": "connection",
+    "mem": "memory",
+    "req": "request",
+    "resp": "response",
+    "err": "error",
+    "msg": "message",
+    "env": "environment",
+    "info": "information",
+    "dir": "directory",
+    "app": "application",
+    "svc": "service",
+    "k8s": "kubernetes",
+    "repo": "repository",
+    "util": "utilization",
+    "vol": "volume",
+    "perf": "performance",
+    "addr": "address",
+    "img": "image",
+}
+_SHORT_FORMS = {word: short for short, word in ABBREVIATIONS.items()}
+
+
+def spelled_out(word: str) -> str:
+    """A lowercase word with an abbreviation written out ("certs" -> "certificates")."""
+    if word in ABBREVIATIONS:
+        return ABBREVIATIONS[word]
+    if word.endswith("s") and word[:-1] in ABBREVIATIONS:
+        return ABBREVIATIONS[word[:-1]] + "s"
+    return word
+
+
+def word_forms(word: str) -> tuple[str, ...]:
+    """A search word with its abbreviation or the word it abbreviates: a note says "cert" where
+    the alert says "certificate"."""
+    full = spelled_out(word)
+    if full != word:
+        return (word, full)
+    singular = word[:-1] if word.endswith("s") else word
+    short = _SHORT_FORMS.get(word) or _SHORT_FORMS.get(singular)
+    return (word, short) if short else (word,)
+
+
 _ALNUM = re.compile(r"[a-z0-9]+")
 _STEMMER = snowballstemmer.stemmer("english")
 
@@ -77,7 +128,9 @@ _STEMMER = snowballstemmer.stemmer("english")
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A lowercase word's English (Porter2) stem: "rolled" and "roll" meet, as they do in the
-    FTS5 index's porter tokenizer; digits and identifiers stay as they are."""
+    FTS5 index's porter tokenizer; an abbreviation is its word's stem ("certs" and
+    "certificate" meet); digits and identifiers stay as they are."""
+    word = spelled_out(word)
     return str(_STEMMER.stemWord(word)) if word.isalpha() else word
 
 

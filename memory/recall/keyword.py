@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from memory.scopes import Requester, visible_partitions
 from memory.store import notes_fts
-from memory.text import fts_match, topic_terms
+from memory.text import fts_match, topic_terms, word_forms
 
 if TYPE_CHECKING:
     from memory.store.db import Database
@@ -58,12 +58,12 @@ async def keyword_candidates(
     rare = [t for t in ranked if dfs[t] < config.common_df]
     plans: list[str | None]
     if len(rare) == len(terms):
-        plans = [fts_match(terms)]
+        plans = [_any_of(terms)]
     elif len(rare) >= config.min_terms:
-        plans = [fts_match(rare)]
+        plans = [_any_of(rare)]
     else:
         keep = ranked[: config.min_terms]
-        plans = [" AND ".join(f"({fts_match([t])})" for t in keep), fts_match(keep)]
+        plans = [" AND ".join(f"({_any_of([t])})" for t in keep), _any_of(keep)]
     scope = _scope_filter(requester, incident_id)
     found: list[int] = []
     for plan in plans:
@@ -129,3 +129,9 @@ async def _search(
     return await notes_fts.visible_matches(
         db, requester, match, limit=limit, incident_id=incident_id, weights=config.weights
     )
+
+
+def _any_of(terms: Sequence[str]) -> str | None:
+    """An FTS5 MATCH for any of `terms`, each also as its abbreviation or the word it
+    abbreviates ("certificate" finds a note that says "cert")."""
+    return fts_match([form for term in terms for form in word_forms(term)])

@@ -128,7 +128,7 @@ def test_words_known_from_the_incident_need_not_be_said_again() -> None:
     subject = subject_of("What is the appointment-svc memory limit now?")
     said = "decision on limits: we set the memory limit back from 2Gi to 1Gi"
     assert not gives_value(said, subject)
-    assert gives_value(said, subject, known={"appoint", "svc"})
+    assert gives_value(said, subject, known={"appoint", "servic"})  # svc: service
 
 
 async def _channel(  # type: ignore[no-untyped-def]

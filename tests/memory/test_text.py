@@ -39,3 +39,15 @@ def test_a_negation_typed_without_its_apostrophe_is_no_topic_word() -> None:
     assert stems("why didnt it help, it doesnt scale") == stems(
         "why didn't it help, it doesn't scale"
     )
+
+
+def test_an_abbreviation_meets_the_word_it_abbreviates() -> None:
+    """ "cert" and "certificate", "db" and "database", "svc" and "service" are one word to
+    whoever wrote them; "certs" is "certificates"."""
+    from memory.text import stems, word_forms
+
+    assert stems("certs on api expired") >= stems("certificate expired")
+    assert stems("the orders db") == stems("the orders database")
+    assert word_forms("certificate") == ("certificate", "cert")
+    assert word_forms("certs") == ("certs", "certificates")
+    assert word_forms("pool") == ("pool",)
