@@ -20,6 +20,7 @@ from knowledge.search import see_also
 from memory.episodes.done import what_was_done
 from memory.episodes.statements import (
     finishes_sentence,
+    labelled_part,
     names_an_owner,
     points_back,
     strip_label,
@@ -470,7 +471,7 @@ def _seen_before(match: SimilarIncident, summary: str) -> str:
     this incident's responders said about it), only "memory has nothing" goes."""
     facts = " · ".join(x for x in (match.when, match.status) if x)
     if match.said_status:  # `/incident status` may lag what its thread says
-        facts += f"; thread says: {_first_sentence(strip_label(match.said_status), 60)}"
+        facts += f"; thread says: {_first_sentence(labelled_part(match.said_status), 60)}"
     said = match.headline
     head = f"Seen before: {match.incident_id} {match.title}" + (f" ({facts})" if facts else "")
     line = _first_sentence(strip_label(said)) if said else ""

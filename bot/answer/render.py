@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot.answer import messages, runbook_text
 from bot.answer.compose import Answer, SimilarIncident, Source
-from memory.episodes.statements import strip_label
+from memory.episodes.statements import labelled_part
 from memory.text import at_word
 
 if TYPE_CHECKING:
@@ -186,7 +186,7 @@ def similar_incidents(similar: Sequence[SimilarIncident]) -> list[Block]:
         where = f" in <#{s.channel_id}>" if s.channel_id and not s.url else ""
         facts = " · ".join(escape(x) for x in (s.when, s.status) if x)
         if s.said_status:  # `/incident status` may lag what the thread says
-            facts += f"; thread says: {one_line(strip_label(s.said_status), 60)}"
+            facts += f"; thread says: {one_line(labelled_part(s.said_status), 60)}"
         head = f"• {name} {one_line(s.title, 80)}{where} ({facts})"
         line = s.headline
         lines.append(f"{head} — {one_line(line)}" if line else head)

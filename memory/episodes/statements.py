@@ -78,6 +78,10 @@ _HANDOVER = (
     rf"|(?:^|:\s*)(?P<taker2>{_PERSON})\s+has\s+{_KEY}\s+now\b"
     rf"|(?P<asked>{_MENTION})\s+(?:please\s+|pls\s+)?(?:take|grab|pick\s+up|own)\s+{_KEY}"
     rf"|\b{_KEY}\s*(?:->|→|=>)\s*(?P<arrow>{_MENTION})"
+    # An item named by what it is, given to someone mentioned: "handing the forecast alert over
+    # to @mia", "passing off the postmortem to @kim" (a place is never mentioned).
+    rf"|\b(?:hand|pass)(?:s|es|ed|ing)?\s+(?:(?:off|over)\s+)?(?:the|my|our)\s+"
+    rf"(?:[\w.-]+\s+){{0,4}}?(?:(?:off|over|along)\s+)?to\s+(?P<named>{_MENTION})"
 )
 _HANDED_TO = re.compile(_HANDOVER, re.I)
 _ACTION_ITEM_KEY = re.compile(r"\bai-\d{1,6}\b", re.I)
@@ -227,8 +231,9 @@ _CUES: tuple[tuple[StatementKind, _Cue], ...] = (
             r"\bmitigat\w*|\brolled back\b|\brolling back\b|\brollback\b|\breverted\b"
             r"|\breverting\b|\bfail(?:ed)? ?(?:over|back)\b(?![\s-]*to[- ]back\b)|\bscaled (?:out|up)\b|\brestarted\b"
             r"|\bworkaround\b|\bhot ?fix\b|\bpaused\b|\bdisabled\b|\bresized\b"
-            # "timeout bumped to 60s on the gateway": a change said of the setting
-            r"|\bbumped\s+(?:it\s+)?(?:up\s+)?(?:to|from|by)\b"
+            # "timeout bumped to 60s on the gateway": a change said of the setting ("retention
+            # was bumped to 14 days last Tuesday" tells what happened before, often the cause)
+            r"|(?<!was )(?<!were )(?<!been )\bbumped\s+(?:it\s+)?(?:up\s+)?(?:to|from|by)\b"
             r"|(?:^\s*|\b(?:we|i|they|just|have|'ve)\s+)patched\b"
             # "I have migrated master-1 to ds-03", "we drained node-4": a change said as done by
             # the team (a passive "was migrated at 09:40" tells what happened to it)
@@ -244,7 +249,7 @@ _CUES: tuple[tuple[StatementKind, _Cue], ...] = (
             r"|failed over|switched|shifted|raised|increased|bumped|lowered|reduced|expanded"
             r"|extended|rotated|flushed|purged|killed|throttled|re-?enabled|redeployed|re-deployed"
             r"|rolled (?:out|forward)|freed|compacted|defragmented|defragged|suspended|blocked"
-            r"|unblocked|scaled)\b"
+            r"|unblocked|scaled|set(?!\s+up\b))\b"
             # "updated the secret with the new s3 key", "rotated the api token": a credential
             # changed, said as done ("updated the status page", "changed the dashboard config"
             # change nothing that serves)
@@ -443,6 +448,8 @@ def classify(text: str, *, author: str | None = None) -> Statement:
         said = label.group("label").lower()
         kind = next(k for k, p in _LABELS if re.fullmatch(p, said, re.I))
         flat = flat[label.end() :].strip() or flat
+    if kind is None and (later := _later_label(flat)):
+        kind = later  # "Lag is back under 1k. Status: mitigated.": the label says what it states
     if kind is None and _HEADING.match(flat):
         kind = "note"  # "*Postmortem follow-ups*" heads a list; it is no item itself
     if kind is None and (box := _OPEN_BOX.match(flat)):
@@ -478,6 +485,19 @@ def classify(text: str, *, author: str | None = None) -> Statement:
 
 
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?\n])\s+")
+
+
+def _later_label(text: str) -> StatementKind | None:
+    """The kind a label opening a later sentence gives the message ("Lag is back under 1k.
+    Status: mitigated."), when it labels something (a label ending the message heads nothing)."""
+    for sentence in _SENTENCE_BREAK.split(text)[1:]:
+        label = _LABEL.match(sentence)
+        if label and sentence[label.end() :].strip():
+            said = label.group("label").lower()
+            return next(k for k, p in _LABELS if re.fullmatch(p, said, re.I))
+    return None
+
+
 LABEL_QUESTION_WORDS = 2  # "root cause? …", "mitigated? yes": a label asked, then answered
 
 
@@ -569,11 +589,22 @@ def strip_label(text: str) -> str:
     return flat
 
 
+def labelled_part(text: str) -> str:
+    """What a message says under its label, wherever the label opens a sentence: "Lag is back
+    under 1k. Status: mitigated." says "mitigated." as its status; else `strip_label`."""
+    flat = unmarked(text) or text.strip()
+    if not _LABEL.match(flat):
+        for sentence in _SENTENCE_BREAK.split(flat)[1:]:
+            if _LABEL.match(sentence) and strip_label(sentence) != sentence.strip():
+                return strip_label(sentence)
+    return strip_label(flat)
+
+
 _MINE = re.compile(r"\bis (?:now )?(?:mine|on me)\b", re.I)
 
 #: A reply that takes a piece of work on: "sure, I'll take the postmortem", "I can own that".
 _CLAIMS = re.compile(
-    r"^\W*(?:(?:sure|ok(?:ay)?|yes|yep|yeah|fine|np|no problem)\W+)*"
+    r"^\W*(?:(?:sure|ok(?:ay)?|yes|yep|yeah|fine|np|no problem|ack|roger|will do|got it)\W+)*"
     r"(?:i'?ll|i will|i can|let me)\s+(?:take|own|pick up|grab|do|handle)\s+(?:the|that|this|it)\b",
     re.I,
 )

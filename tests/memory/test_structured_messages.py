@@ -646,6 +646,17 @@ def test_a_list_item_signed_with_a_persons_name_is_their_action_item() -> None:
         ("should we fail back now?", "note"),
         ("the nightly job failed back to back three times", "note"),  # twice running, no change
         ("canary failed back-to-back", "note"),
+        ("I set retention.ms on orders.v2 to 259200000 (3 days)", "mitigation"),
+        ("we set up a bridge call", "note"),
+        # A change said in the passive tells what happened before, often the cause.
+        ("retention on orders.v2 was bumped to 14 days last Tuesday by the data team", "note"),
+        ("timeout bumped to 60s on the gateway", "mitigation"),
+        # A label opening a later sentence says what the message states.
+        ("Lag is back under 1k. Status: mitigated.", "status"),
+        ("Found it. Root cause: the cert expired at 02:00.", "root_cause"),
+        # An item named by what it is, handed to someone mentioned, changes its owner.
+        ("Handing the forecast alert over to @mia, I'm out from tomorrow.", "correction"),
+        ("passing the traffic over to the eu cluster", "note"),
     ],
 )
 def test_a_plan_is_a_decision_and_a_changed_setting_a_change_made(said: str, kind: str) -> None:
@@ -659,3 +670,19 @@ async def test_a_list_heading_never_answers_but_the_items_under_it_do(
     found = await Recall(db, embedder).relevant(ASKER, "any follow-ups?")
     texts = [f.text for f in found]
     assert texts and all(t.rstrip().endswith(("@olu", "@raj")) for t in texts), texts
+
+
+def test_a_keyless_handover_names_the_new_owner_and_an_ack_claims_work() -> None:
+    from memory.episodes.statements import claims_work
+
+    assert classify("Handing the forecast alert over to @mia, I'm out").owner == "mia"
+    assert claims_work("Ack, I'll take the forecast alert.")
+    assert not claims_work("Ack, looking at the forecast alert.")
+
+
+def test_the_labelled_part_of_a_message_is_its_status() -> None:
+    from memory.episodes.statements import labelled_part
+
+    assert labelled_part("Lag is back under 1k. Status: mitigated.") == "mitigated."
+    assert labelled_part("*Status:* investigating. sev1") == "investigating. sev1"
+    assert labelled_part("Lag is fine. Status:") == "Lag is fine. Status:"  # labels nothing
