@@ -70,12 +70,16 @@ async def collect(
                 channel, dia_of = channels[where]
                 asker = Requester(ASKER, TEAM, channel_id=channel)
                 items = await runner.recall.recall(asker, q.text, k=candidates, mode=mode)
+                subjects = await runner.recall.subjects(asker, items)
                 own = where == n
                 cases.append(
                     Case(
                         group=n,
                         answerable=own,
-                        features=tuple(features(q.text, it, r) for r, it in enumerate(items)),
+                        features=tuple(
+                            features(q.text, it, r, subjects.get(it.id, ""))
+                            for r, it in enumerate(items)
+                        ),
                         labels=tuple(own and dia_of.get(it.id) in q.evidence for it in items),
                         evidence=len(q.evidence) if own else 0,
                     )

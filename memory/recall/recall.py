@@ -354,9 +354,13 @@ class Recall:
         # within a minute) is judged by the model fitted without similarity.
         words_only = self._config.floors.get("keyword", floor)
 
+        subjects = await self.subjects(requester, ranked)
+
         def judged(text: str) -> list[float]:
             return [
-                (floor if it.similarity > 0 else words_only).probability(features(text, it, r))
+                (floor if it.similarity > 0 else words_only).probability(
+                    features(text, it, r, subjects.get(it.id, ""))
+                )
                 for r, it in enumerate(ranked)
             ]
 
@@ -367,6 +371,15 @@ class Recall:
         plain = not asked_kinds(query) and topic_words(query)
         probabilities = judged(without_pointer_back(query) if plain else query)
         chosen = floor.keep(probabilities)
+        if wanted(query) == "duration" and not any(says_a_span(ranked[i].text) for i in chosen):
+            # "How long was it down?": the item that says a span answers it, if it passes the
+            # floor at all, however far the best item's words put it behind.
+            spans = [
+                i
+                for i, it in enumerate(ranked)
+                if probabilities[i] >= floor.floor and says_a_span(it.text)
+            ]
+            chosen += spans[:1]
         parts = clauses(query)
         # A question that asks two things: each part may add the item that best answers it,
         # from the incident (channel) the answer leads with.
@@ -393,7 +406,7 @@ class Recall:
         items = await self._with_current_value(requester, query, items)
         items = (await self._with_current_state(requester, query, items))[:most]
         items = await self._with_outcome(requester, query, items, ranked)
-        items = await self._with_earlier(requester, query, items)
+        items = await self._with_earlier(requester, query, items, ranked)
         items = await self._with_this_incident(requester, query, items, thread)
         items = await self._with_item_elsewhere(requester, query, items, ranked)
         items = await self._with_said_time(requester, query, items, ranked)
@@ -630,6 +643,26 @@ class Recall:
             limit=self._config.supersede.looks_back,
         )
         return [r for r in rows if r["scope"] != "user"]
+
+    async def subjects(self, requester: Requester, items: list[RecallItem]) -> dict[int, str]:
+        """The title of the incident each item belongs to, by item id. Messages leave unsaid
+        what their channel is about ("we were hard down for ~31 min" in #inc-410-api-gw-cert),
+        while someone asking names it ("how long was api-gw down?"). Every item is read with
+        its own incident's title, the asker's included, so a past incident of the same title
+        gains nothing over this one."""
+        from memory.incidents import Incidents
+
+        incidents = Incidents(self._db, self._clock)
+        titles: dict[str, str] = {}
+        out: dict[int, str] = {}
+        for it in items:
+            if it.incident_id is None:
+                continue
+            if it.incident_id not in titles:
+                incident = await incidents.get_visible(requester, it.incident_id)
+                titles[it.incident_id] = incident.title if incident is not None else ""
+            out[it.id] = titles[it.incident_id]
+        return out
 
     async def _title_words(self, requester: Requester, incident_id: str | None) -> set[str]:
         """The stems of an incident's title: what goes unsaid in its own channel."""
@@ -878,7 +911,11 @@ class Recall:
         return [r for r in shared if left <= stems(expand_identifiers(str(r["text"])))]
 
     async def _with_earlier(
-        self, requester: Requester, query: str, items: list[RecallItem]
+        self,
+        requester: Requester,
+        query: str,
+        items: list[RecallItem],
+        ranked: list[RecallItem] | None = None,
     ) -> list[RecallItem]:
         """ "What did we decide last time?": the latest earlier incident's statements of the
         kinds asked for lead (`memory.recall.earlier`); search has no words to find them by."""
@@ -892,17 +929,28 @@ class Recall:
             return await self._bridged(requester, kinds, query, items)
         # The incident the best answer comes from, when it is not the one asked in: its
         # statements answer when none of the latest incidents' share the question's words.
-        matched = next(
-            (
-                i.incident_id
-                for i in items
-                if i.incident_id and i.channel_id != requester.channel_id
-            ),
-            None,
-        )
+        # With no answer kept, the best-ranked message elsewhere that says most of the
+        # question's topic ("why did renewal fail last time?": "renewal job has been failing")
+        # points at it: the cause asked for is said in other words.
+        elsewhere = [i for i in items if i.incident_id and i.channel_id != requester.channel_id]
+        if not elsewhere:
+            topic = topic_words(query)
+            elsewhere = [
+                i
+                for i in ranked or []
+                if i.incident_id
+                and i.channel_id != requester.channel_id
+                and i.scope != "user"
+                and topic
+                and 2 * len(topic & stems(i.text)) >= len(topic)
+            ]
+        matched = elsewhere[0].incident_id if elsewhere else None
         earlier = await self._earlier_statements(requester, kinds, query, matched=matched)
         shown = {e.id for e in earlier}
-        return earlier + [i for i in items if i.id not in shown]
+        # "Last time" is another incident: what was said in this channel answers nothing here.
+        return earlier + [
+            i for i in items if i.id not in shown and i.channel_id != requester.channel_id
+        ]
 
     async def _bridged(
         self,
@@ -1177,6 +1225,7 @@ class Recall:
         mode = self._config.mode if self._embedder is not None else "keyword"
         floor = self._config.floors.get(mode)
         by_incident: dict[str, tuple[float, RecallItem]] = {}
+        subjects = await self.subjects(requester, hits)
         for rank, hit in enumerate(hits):
             # Similar incidents are shown where others read them: never from personal memory.
             if hit.incident_id is None or hit.channel_id == requester.channel_id:
@@ -1184,7 +1233,8 @@ class Recall:
             if hit.scope == "user":
                 continue
             judge = floor if hit.similarity > 0 else self._config.floors.get("keyword", floor)
-            p = judge.probability(features(text, hit, rank)) if judge else hit.score
+            read = features(text, hit, rank, subjects.get(hit.id, ""))
+            p = judge.probability(read) if judge else hit.score
             if judge is not None and p < judge.floor:
                 continue
             total, best = by_incident.get(hit.incident_id, (0.0, hit))
@@ -1198,7 +1248,7 @@ class Recall:
             if incident is None:
                 continue
             rows = await self._shared_statements(requester, incident_id)
-            line = _headline(rows)
+            line = await self._headline(requester, rows)
             said = next((str(r["text"]) for r in rows if r["kind"] == "status"), None)
             matches.append(
                 IncidentMatch(
@@ -1213,6 +1263,29 @@ class Recall:
             if len(matches) >= max(1, limit):
                 break
         return matches
+
+    async def _headline(self, requester: Requester, rows: list[Row]) -> str | None:
+        """An incident's root cause line (a later correction of it wins), else its latest
+        mitigation, status change or decision; `rows` are its statements, newest first. A
+        correction wins only over the statement it is about: "scratch that, roll back to 5 days"
+        corrects the rollback target said just before it, not a root cause that names retention."""
+        for kind in ("root_cause", "mitigation", "status", "decision"):
+            row = next((r for r in rows if r["kind"] == kind), None)
+            if row is None:
+                continue
+            stated = _item(row, parse_iso(row["created_at"]), 0.0)
+            for fix in rows:
+                if fix["kind"] != "correction" or not corrects(
+                    stated.text, stated.id, fix["text"], int(fix["id"]), earlier_kind=kind
+                ):
+                    continue
+                about = await self._what_it_corrects_in_channel(
+                    requester, int(fix["id"]), str(fix["text"]), stated.channel_id, [stated]
+                )
+                if about is not None and about.id == stated.id:
+                    return str(fix["text"])
+            return stated.text
+        return None
 
     async def _shared_statements(self, requester: Requester, incident_id: str) -> list[Row]:
         """The incident's statements, newest first, without personal rows (others read them;
@@ -1318,11 +1391,13 @@ async def _nothing() -> list[int]:
     return []
 
 
-def features(question: str, item: RecallItem, rank: int) -> Features:
-    """What the floor reads of one ranked candidate."""
+def features(question: str, item: RecallItem, rank: int, subject: str = "") -> Features:
+    """What the floor reads of one ranked candidate. `subject`: what the item leaves unsaid
+    because its channel says it (`Recall.subjects`), read as part of it."""
+    said = f"{_kind_words(item.kind)} {item.author_name} {subject} {item.text}"
     return Features(
         similarity=item.similarity,
-        coverage=coverage(question, f"{_kind_words(item.kind)} {item.author_name} {item.text}"),
+        coverage=coverage(question, said),
         rank=1.0 / (rank + 1),
     )
 
@@ -1353,25 +1428,3 @@ def _item(row: Row, created: datetime, score: float, similarity: float = 0.0) ->
         similarity=similarity,
         source_ts=row["source_ts"],
     )
-
-
-def _headline(rows: list[Row]) -> str | None:
-    """An incident's root cause line (a later correction of it wins), else its latest
-    mitigation, status change or decision; `rows` are its statements, newest first."""
-    for kind in ("root_cause", "mitigation", "status", "decision"):
-        row = next((r for r in rows if r["kind"] == kind), None)
-        if row is None:
-            continue
-        fix = next(
-            (
-                r
-                for r in rows
-                if r["kind"] == "correction"
-                and corrects(
-                    row["text"], int(row["id"]), r["text"], int(r["id"]), earlier_kind=row["kind"]
-                )
-            ),
-            None,
-        )
-        return str((fix or row)["text"])
-    return None

@@ -1027,3 +1027,23 @@ async def test_a_terse_status_question_gets_where_it_stands_and_no_runbook(
     )[0]
     assert answer.text.startswith("Memory says") and "mitigated" in answer.text, answer.text
     assert "Runbooks" not in json.dumps(answer.blocks)
+
+
+async def test_from_the_next_incident_a_span_said_without_the_services_name_answers_how_long(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """In #inc-42-checkout-latency nobody says "checkout" when saying how long it lasted; asked
+    from the next incident, "how long was checkout down?" is answered by that message (its
+    channel names the service), with a link, not by the roll-up or nothing."""
+    said = [
+        (BOB, "checkout pods throttled, p99 at 4s"),
+        (ALICE, "checkout-api error rate at 40%, customers see the down page"),
+        (BOB, "root cause: the synonyms cron flushes the checkout query cache every hour"),
+        (ALICE, "checkout is back, all green"),
+        (ALICE, "we were hard down for ~31 min (10:02-10:33)"),
+    ]
+    later = await _then_a_new_incident(bot, driver, slack, said, "C0INC52")
+    _, answer = await answered(driver, slack, BOSS, "how long was checkout down?", later)
+    lead = answer.text.splitlines()[0]
+    assert lead.startswith("Memory says") and "hard down for ~31 min" in lead, answer.text
+    assert slack.workspace.permalink(INCIDENT, "")[: -len("/p")] in json.dumps(answer.blocks)

@@ -721,3 +721,97 @@ async def test_a_later_handover_is_ranked_beside_the_item_it_takes_over(db, reda
     assert "fine, I'll take AI-1 myself, due 21 June" not in [
         i.text for i in await unlent.recall(asker, question, k=3)
     ]
+
+
+async def _cert_incident(db, redactor, embedder):  # type: ignore[no-untyped-def]
+    """inc-1 in #inc-410-api-gw-cert: its messages never name the gateway (the channel does).
+    The asker is in a new incident channel, C2, about something else."""
+    clock = Clock()
+    incidents = Incidents(db, clock, redactor=redactor)
+    notes = Notes(db, redactor, embedder, clock=clock)
+    one = await incidents.open(ctx("C1"), title="api gw cert", channel_id="C1")
+    for text, kind in (
+        ("cert on api.example.com expired at 02:00 UTC", "note"),
+        ("cert-manager renewal job has been failing since nov 3", "note"),
+        ("root cause: IAM policy change removed route53 perms from the cert-manager role",
+         "root_cause"),
+        ("we were hard down for ~31 min (02:00-02:31)", "note"),
+        ("new cert issued, secret updated, gw pods restarted", "mitigation"),
+    ):  # fmt: skip
+        await notes.save(ctx("C1", author=ALICE), text, kind, incident=one.id)
+    clock.now += timedelta(days=1)
+    two = await incidents.open(ctx("C2"), title="grpc tls warnings", channel_id="C2")
+    await notes.save(
+        ctx("C2", author=BOB), "grpc clients logging x509: certificate has expired", incident=two.id
+    )
+    return Recall(db, embedder, clock=clock), Requester.full_member("T1/U9", "T1", channel_id="C2")
+
+
+async def test_an_item_elsewhere_is_read_with_its_channels_subject(db, redactor, embedder):
+    """ "How long was api-gw down?" from another channel: the note that says so names no
+    gateway (its channel does), and is the answer; without the title it falls below the floor."""
+    recall, asker = await _cert_incident(db, redactor, embedder)
+    items = await recall.relevant(asker, "how long was api-gw down?")
+    assert items and items[0].text == "we were hard down for ~31 min (02:00-02:31)"
+    ranked = await recall.recall(asker, "how long was api-gw down?", k=10)
+    subjects = await recall.subjects(asker, ranked)
+    assert {subjects[it.id] for it in ranked if it.channel_id == "C1"} == {"api gw cert"}
+
+
+async def test_every_item_is_read_with_its_own_incidents_title(db, redactor, embedder):
+    """The asker's own incident's items get its title too: a past incident never gains on
+    this one by words this one's channel also leaves unsaid."""
+    recall, _ = await _cert_incident(db, redactor, embedder)
+    here = Requester.full_member("T1/U9", "T1", channel_id="C2")
+    ranked = await recall.recall(here, "x509 certificate expired", k=10)
+    subjects = await recall.subjects(here, ranked)
+    titles = {"C1": "api gw cert", "C2": "grpc tls warnings"}
+    assert {it.channel_id for it in ranked} == {"C1", "C2"}
+    assert subjects == {it.id: titles[str(it.channel_id)] for it in ranked}
+
+
+async def test_last_times_cause_said_in_other_words_is_found(db, redactor, embedder):
+    """ "Why did renewal fail last time?": the root cause names neither renewal nor failing,
+    the note beside it does; that note's incident answers with its root cause."""
+    recall, asker = await _cert_incident(db, redactor, embedder)
+    items = await recall.relevant(asker, "why did renewal fail last time")
+    assert items and items[0].kind == "root_cause", [i.text for i in items]
+    # A question whose topic no earlier message says gets no incident's cause.
+    none = await recall.relevant(asker, "why did the kafka consumers stall last time")
+    assert not any(i.kind == "root_cause" for i in none), [i.text for i in none]
+
+
+async def test_last_time_is_never_answered_from_the_askers_own_channel(db, redactor, embedder):
+    recall, asker = await _cert_incident(db, redactor, embedder)
+    items = await recall.relevant(asker, "how did we fix the expired cert last time?")
+    assert items and all(i.channel_id == "C1" for i in items), [i.text for i in items]
+    assert items[0].kind == "mitigation"
+
+
+async def test_last_times_incident_is_found_by_words_when_the_floor_keeps_nothing(
+    db, redactor, embedder
+):
+    """With no item kept (a floor nothing passes), the best-ranked message elsewhere that says
+    the question's topic still names the incident whose root cause answers."""
+    from dataclasses import replace as replaced
+
+    from memory.recall.floor import FLOORS
+
+    _, asker = await _cert_incident(db, redactor, embedder)
+    strict = {mode: replaced(f, floor=0.999) for mode, f in FLOORS.items()}
+    recall = Recall(db, embedder, RecallConfig(floors=strict))
+    assert await recall.relevant(asker, "why did renewal fail") == []
+    items = await recall.relevant(asker, "why did renewal fail last time")
+    assert items and items[0].kind == "root_cause", [i.text for i in items]
+
+
+async def test_keyword_search_finds_a_note_by_the_abbreviation_it_uses(db, redactor, embedder):
+    """The question says "certificate", the note "cert": the words-only search (FTS5) finds
+    it, as it finds the note when the question says "cert"."""
+    notes = Notes(db, redactor, embedder)
+    await notes.save(ctx("C1", author=ALICE), "cert on api.example.com expired at 02:00")
+    await notes.save(ctx("C1", author=BOB), "payments pods restarted at 02:10")
+    asker = Requester("T1/U2", "T1", channel_id="C1")
+    for question in ("any certificate trouble?", "any cert trouble?"):
+        found = await Recall(db, embedder).recall(asker, question, mode="keyword")
+        assert found and found[0].text.startswith("cert on api"), question

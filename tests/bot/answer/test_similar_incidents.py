@@ -121,3 +121,31 @@ async def test_a_past_incident_whose_status_is_its_headline_says_it_once(
     assert block["text"]["text"].count("resolved 12:30") == 1, block["text"]["text"]
     lead = answer.summary.splitlines()[0]
     assert lead.startswith("Seen before:") and lead.count("resolved 12:30") == 1, lead
+
+
+async def test_a_correction_of_another_statement_leaves_the_root_cause_line_be(
+    db: Database, redactor: Redactor, embedder: Embedder
+) -> None:
+    """ "Scratch that, roll back to 5 days" corrects the rollback target said just before it,
+    not the root cause that also names retention: the past incident is known by its cause. Its
+    status is the one its latest message labels, however that message opens."""
+    said = [
+        (ALICE, "orders consumers are lagging, kafka-3 disk at 97%"),
+        (BOB, "root cause: the 14-day retention change on orders.v2 had no capacity check"),
+        (BOB, "if we need to undo the retention change, roll back to 7 days, not the original 3"),
+        (BOB, "scratch that, the original retention was 5 days, so roll back to 5 days"),
+        (ALICE, "Lag is back under 1k. Status: mitigated."),
+    ]
+    await _past_incident(db, redactor, embedder, said, status=None)
+    answering = Answering(
+        recall=Recall(db, embedder), knowledge=None, skills=None, profiles=None, episodes=None
+    )
+    asked = "orders consumers lagging and kafka disk full, have we seen this before?"
+    answer = await answering.compose(Question(ASKER, asked, ThreadKey("T1", "CNEW", "1")))
+    (block,) = render.similar_incidents(answer.similar)
+    text = block["text"]["text"]
+    assert "the 14-day retention change on orders.v2 had no capacity check" in text, text
+    assert "scratch that" not in text.lower(), text
+    assert "thread says: mitigated." in text, text
+    lead = answer.summary.splitlines()[0]
+    assert lead.startswith("Seen before:") and "thread says: mitigated." in lead, lead
