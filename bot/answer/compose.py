@@ -19,6 +19,7 @@ from knowledge.intent import question_intent
 from knowledge.search import see_also
 from memory.episodes.done import what_was_done
 from memory.episodes.statements import (
+    classify,
     finishes_sentence,
     labelled_part,
     names_an_owner,
@@ -859,7 +860,17 @@ def _answering_sentence(text: str, question: str, limit: int = 280) -> str:
         for i, x in enumerate(sentences)
         if not question or not (x.rstrip().endswith("?") or _ACK.fullmatch(x))
     ] or list(range(len(sentences)))
-    best = max(stating, key=lambda i: (len(asked & stems(sentences[i])), -i))
+    # "What did we do about the broker disk?" is answered by the sentence that says what was
+    # done ("I set retention.ms to 3 days"), not the one that shares "disk" with it.
+    kinds = asked_kinds(question) if question else ()
+    best = max(
+        stating,
+        key=lambda i: (
+            bool(kinds) and classify(sentences[i]).kind in kinds,
+            len(asked & stems(sentences[i])),
+            -i,
+        ),
+    )
     sentence = runbook_text.lead(sentences[best], limit)  # a long sentence is cut at a word
     return sentence if best == 0 else f"… {sentence}"
 

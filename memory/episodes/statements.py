@@ -571,6 +571,12 @@ def names_an_owner(text: str) -> bool:
     return _handover(text) is not None or any(p.search(text) for p in (_OWNER, _MINE))
 
 
+def hands_over(text: str) -> bool:
+    """Whether the text gives an item to someone without saying what the item is ("handing the
+    forecast alert over to @mia", "AI-1 -> @ana"), as "Dan owns the CI check" does."""
+    return _handover(text) is not None
+
+
 def _bare_item(text: str) -> re.Match[str] | None:
     """A leading bare "AI:" that labels an action item (not "AI: do we…?", a question)."""
     return _BARE_ITEM.match(text) if _ITEM_ID.match(text) else None

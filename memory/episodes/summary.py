@@ -20,6 +20,7 @@ from memory.episodes.statements import (
     Statement,
     claims_work,
     finishes_sentence,
+    hands_over,
     list_marker,
     names_an_owner,
     points_back,
@@ -423,7 +424,11 @@ def _apply_correction(
         for i in _newest_first(bucket, text if name == "actions" else ""):
             if _about(bucket[i], text, words=2) and overlap(bucket[i], text) >= elsewhere:
                 owner = said.owner or author
-                if name == "actions" and shared_item_references(bucket[i], text):
+                # A handover moves the item and keeps what it is: "@raj to add a forecast
+                # alert by Friday → mia: handing the forecast alert over to @mia".
+                if name == "actions" and (
+                    shared_item_references(bucket[i], text) or hands_over(text)
+                ):
                     who = f"{owner}: " if owner and not _names(line, owner) else ""
                     line = _clip(f"{bucket[i].split(' → ')[0]} → {who}{line}", MAX_LINE_CHARS)
                 bucket[i] = line

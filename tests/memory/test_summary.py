@@ -34,6 +34,21 @@ def test_a_new_owner_replaces_the_action_without_the_words_that_announced_the_co
     assert "scratch that" not in s.text
 
 
+def test_a_handover_keeps_what_the_item_is_and_who_took_it() -> None:
+    """ "Handing the forecast alert over to @mia" says who, not what: the roll-up keeps the item
+    and shows who has it now, one item, not two owed."""
+    s = summarise(
+        _thread(
+            "orders consumers lagging, kafka-3 disk at 97%",
+            "Action item: @raj to add a disk-usage forecast alert for every broker by Friday.",
+            "Handing the forecast alert over to @mia, I'm out from tomorrow.",
+        )
+    )
+    (item,) = s.sections["actions"]
+    assert item.startswith("@raj to add a disk-usage forecast alert for every broker by Friday.")
+    assert item.endswith("Handing the forecast alert over to @mia, I'm out from tomorrow.")
+
+
 def test_a_corrected_root_cause_is_the_one_the_roll_up_gives() -> None:
     s = summarise(
         _thread(

@@ -104,6 +104,24 @@ def test_memory_is_quoted_by_the_sentence_that_answers_the_question() -> None:
     assert _summary([], [said], question="who owns it?").endswith("green everywhere.")
 
 
+def test_what_was_done_is_quoted_by_the_sentence_that_says_it_was_done() -> None:
+    """ "What did we do about the broker disk?" shares "disk" with the report that follows the
+    change: the sentence that says what was done leads."""
+    said = Source(
+        "S1",
+        "incident",
+        "mitigation · raj",
+        "I set retention.ms on orders.v2 to 3 days. Log cleaner is deleting segments, disk on "
+        "kafka-3 is at 81% and falling.",
+    )
+    lead = _summary([], [said], question="what did we do about the broker disk last time?")
+    assert lead == "Memory says [S1] (mitigation · raj): I set retention.ms on orders.v2 to 3 days."
+    asked = _summary([], [said], question="what is the disk on kafka-3 at?")
+    assert asked.endswith(
+        "… Log cleaner is deleting segments, disk on kafka-3 is at 81% and falling."
+    )
+
+
 def test_a_field_after_a_full_stop_is_quoted_with_the_sentence_it_finishes() -> None:
     item = Source("S1", "incident", "action · kim", "AI-2: warm the query cache. owner Ola")
     lead = _summary([], [item], question="who is doing the cache warmup work?")
