@@ -70,10 +70,11 @@ def topic_terms(text: str, *, max_terms: int = 32) -> list[str]:
     return list(seen)[:max_terms]
 
 
-#: Common operations abbreviations and the words they abbreviate, so "cert" meets "certificate" and
-#: "db" meets "database" (in memory and in runbooks alike). Only unambiguous ones: `min` and `sec` (minutes? seconds?), `ns`
-#: (namespace? nanoseconds?) and `auth` (-entication? -orization?) stay out; longer abbreviations
-#: (`config`) already meet their word as prefix relatives.
+#: Common operations abbreviations and the words they abbreviate, so "cert" meets "certificate"
+#: and "db" meets "database" (in memory and in runbooks alike). Only unambiguous ones: `min` and
+#: `sec` (minutes? seconds?), `ns` (namespace? nanoseconds?) and `auth` (-entication?
+#: -orization?) stay out; longer abbreviations (`config`) already meet their word as prefix
+#: relatives.
 ABBREVIATIONS = {
     "max": "maximum",
     "avg": "average",
@@ -98,31 +99,19 @@ ABBREVIATIONS = {
     "addr": "address",
     "img": "image",
 }
-_SHORT_FORMS = {word: short for short, word in ABBREVIATIONS.items()}
-
-
-def spelled_out(word: str) -> str:
-    """A lowercase word with an abbreviation written out ("certs" -> "certificates")."""
-    if word in ABBREVIATIONS:
-        return ABBREVIATIONS[word]
-    if word.endswith("s") and word[:-1] in ABBREVIATIONS:
-        return ABBREVIATIONS[word[:-1]] + "s"
-    return word
-
-
-def word_forms(word: str) -> tuple[str, ...]:
-    """A search word with its abbreviation or the word it abbreviates: a note says "cert" where
-    the alert says "certificate"."""
-    full = spelled_out(word)
-    if full != word:
-        return (word, full)
-    singular = word[:-1] if word.endswith("s") else word
-    short = _SHORT_FORMS.get(word) or _SHORT_FORMS.get(singular)
-    return (word, short) if short else (word,)
-
-
 _ALNUM = re.compile(r"[a-z0-9]+")
 _STEMMER = snowballstemmer.stemmer("english")
+
+
+def _porter(word: str) -> str:
+    return str(_STEMMER.stemWord(word)) if word.isalpha() else word
+
+
+#: An abbreviation's stem -> its word's stem, and the way back, read through the stemmer itself
+#: so every inflection meets ("maxed" and "max connections", "certs" and "certificate").
+_WORD_OF_SHORT = {_porter(short): _porter(word) for short, word in ABBREVIATIONS.items()}
+_SHORT_OF_STEM = {_porter(short): short for short in ABBREVIATIONS}
+_SHORT_OF_WORD = {_porter(word): short for short, word in ABBREVIATIONS.items()}
 
 
 @lru_cache(maxsize=65536)
@@ -130,8 +119,19 @@ def stem(word: str) -> str:
     """A lowercase word's English (Porter2) stem: "rolled" and "roll" meet, as they do in the
     FTS5 index's porter tokenizer; an abbreviation is its word's stem ("certs" and
     "certificate" meet); digits and identifiers stay as they are."""
-    word = spelled_out(word)
-    return str(_STEMMER.stemWord(word)) if word.isalpha() else word
+    stemmed = _porter(word)
+    return _WORD_OF_SHORT.get(stemmed, stemmed)
+
+
+def word_forms(word: str) -> tuple[str, ...]:
+    """A search word with its abbreviation or the word it abbreviates: a note says "cert" where
+    the alert says "certificate" (the FTS5 index stems each form's inflections itself)."""
+    stemmed = _porter(word)
+    if stemmed in _SHORT_OF_STEM:
+        return (word, ABBREVIATIONS[_SHORT_OF_STEM[stemmed]])
+    if stemmed in _SHORT_OF_WORD:
+        return (word, _SHORT_OF_WORD[stemmed])
+    return (word,)
 
 
 def stems(text: str) -> set[str]:

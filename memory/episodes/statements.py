@@ -64,6 +64,12 @@ _NOT_A_TAKER = (
 _PERSON = rf"(?:{_MENTION}|\bme\b|{_NOT_A_TAKER}[a-z][\w.-]*)"
 # The key ends what is taken: "deploy is taking AI-3 down" gives AI-3 to no one.
 _KEY_ENDS = r"(?=\s*(?:[.,;:!)]|$|\s+(?:over|now|from|today|tonight|then|for)\b))"
+# What is handed over that is no action item: a role or a shift ("handing the pager over to
+# @mia", "the incident over to @mia as IC"), or data to look at ("the logs to @sre-team").
+_NOT_AN_ITEM = (
+    r"(?!(?:pager|incident|ic|incident command|comms|shift|on-?call|rotation|bridge|call|conn"
+    r"|logs?|dumps?|heap dump|traces?|data|traffic|keys)\b)"
+)
 _HANDOVER = (
     rf"\b(?:hand|pass)(?:s|es|ed|ing)?\s+(?:off|over|along)\s+{_KEY}\s+to\s+(?P<to>{_PERSON})"
     rf"|\b(?:hand|pass)(?:s|es|ed|ing)?\s+{_KEY}\s+(?:(?:off|over|along)\s+)?to\s+"
@@ -80,8 +86,8 @@ _HANDOVER = (
     rf"|\b{_KEY}\s*(?:->|→|=>)\s*(?P<arrow>{_MENTION})"
     # An item named by what it is, given to someone mentioned: "handing the forecast alert over
     # to @mia", "passing off the postmortem to @kim" (a place is never mentioned).
-    rf"|\b(?:hand|pass)(?:s|es|ed|ing)?\s+(?:(?:off|over)\s+)?(?:the|my|our)\s+"
-    rf"(?:[\w.-]+\s+){{0,4}}?(?:(?:off|over|along)\s+)?to\s+(?P<named>{_MENTION})"
+    rf"|\b(?:hand|pass)(?:s|es|ed|ing)?\s+(?:(?:off|over)\s+)?(?:the|my|our)\s+{_NOT_AN_ITEM}"
+    rf"(?:[\w.-]+\s+){{0,4}}?(?:(?:off|over|along)\s+)?to\s+(?P<named>{_MENTION})(?![\w.-]|['’]s\b)"
 )
 _HANDED_TO = re.compile(_HANDOVER, re.I)
 _ACTION_ITEM_KEY = re.compile(r"\bai-\d{1,6}\b", re.I)
@@ -229,11 +235,13 @@ _CUES: tuple[tuple[StatementKind, _Cue], ...] = (
         "mitigation",
         re.compile(
             r"\bmitigat\w*|\brolled back\b|\brolling back\b|\brollback\b|\breverted\b"
-            r"|\breverting\b|\bfail(?:ed)? ?(?:over|back)\b(?![\s-]*to[- ]back\b)|\bscaled (?:out|up)\b|\brestarted\b"
+            r"|\breverting\b|\bfail(?:ed)? ?(?:over|back)\b(?![\s-]*to[- ]back\b)"
+            r"|\bscaled (?:out|up)\b|\brestarted\b"
             r"|\bworkaround\b|\bhot ?fix\b|\bpaused\b|\bdisabled\b|\bresized\b"
             # "timeout bumped to 60s on the gateway": a change said of the setting ("retention
             # was bumped to 14 days last Tuesday" tells what happened before, often the cause)
-            r"|(?<!was )(?<!were )(?<!been )\bbumped\s+(?:it\s+)?(?:up\s+)?(?:to|from|by)\b"
+            r"|(?<!was )(?<!were )(?<!been )(?<!is )(?<!are )"
+            r"\bbumped\s+(?:it\s+)?(?:up\s+)?(?:to|from|by)\b"
             r"|(?:^\s*|\b(?:we|i|they|just|have|'ve)\s+)patched\b"
             # "I have migrated master-1 to ds-03", "we drained node-4": a change said as done by
             # the team (a passive "was migrated at 09:40" tells what happened to it)
@@ -249,7 +257,11 @@ _CUES: tuple[tuple[StatementKind, _Cue], ...] = (
             r"|failed over|switched|shifted|raised|increased|bumped|lowered|reduced|expanded"
             r"|extended|rotated|flushed|purged|killed|throttled|re-?enabled|redeployed|re-deployed"
             r"|rolled (?:out|forward)|freed|compacted|defragmented|defragged|suspended|blocked"
-            r"|unblocked|scaled|set(?!\s+up\b))\b"
+            r"|unblocked|scaled)\b"
+            # "I set retention.ms on orders.v2 to 259200000": a setting given a number (not "I set
+            # severity to SEV1", "set a timer for 15 min", "we set the incident to resolved")
+            r"|\b(?:we|i)(?:'ve| have)?\s+(?:just\s+)?set\s+(?:the\s+)?(?:[\w.-]+\s+){1,4}?"
+            r"(?:to|=)\s*\d"
             # "updated the secret with the new s3 key", "rotated the api token": a credential
             # changed, said as done ("updated the status page", "changed the dashboard config"
             # change nothing that serves)
@@ -362,7 +374,7 @@ _DUE = re.compile(
 
 #: "1. alert on archive_command failures > 5m — @olu", "• … (<@U1>)": a list item signed with
 #: whose item it is. Only a list item: a message signed so is chat ("see thread above - @raj").
-_SIGNED = re.compile(rf"(?:\s[—–-]+|\()\s*({_MENTION})\s*\)?\s*$")
+_SIGNED = re.compile(rf"(?:\s[—–-]+|[—–]+|\()\s*({_MENTION})\s*\)?\s*$")
 
 
 def signed_by(text: str) -> str | None:
@@ -390,7 +402,9 @@ class Statement:
 _LIST_MARKER = re.compile(r"^\s*(?:[•◦▪‣·*\-–—]|\d{1,2}[.)]|[a-h][.)])\s+")
 # A pair of markers around words ("*Status: mitigated*"), never one alone ("~/.kube", "p99 ~3s",
 # "*.example.com") nor markers inside a word ("__init__.py", "_JAVA_OPTIONS").
-_EMPHASIS = re.compile(r"(?<![\w*_~])([*_~])(?![*_~\s])(.+?)(?<![*_~\s])\1(?![\w*_~])")
+# Emphasis spans at most a few hundred characters (bounded: an unclosed "*" per word is read in
+# one pass, not once per later character).
+_EMPHASIS = re.compile(r"(?<![\w*_~])([*_~])(?![*_~\s])(.{1,300}?)(?<![*_~\s])\1(?![\w*_~])")
 # ":pray:" standing alone, never a clock time ("10:05:30") nor a logger ("ERROR:root:").
 _EMOJI = re.compile(r"(?<![\w:]):[a-z][a-z0-9_+\-]{1,39}:(?![\w:])")
 _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+\1", re.S)
@@ -448,8 +462,6 @@ def classify(text: str, *, author: str | None = None) -> Statement:
         said = label.group("label").lower()
         kind = next(k for k, p in _LABELS if re.fullmatch(p, said, re.I))
         flat = flat[label.end() :].strip() or flat
-    if kind is None and (later := _later_label(flat)):
-        kind = later  # "Lag is back under 1k. Status: mitigated.": the label says what it states
     if kind is None and _HEADING.match(flat):
         kind = "note"  # "*Postmortem follow-ups*" heads a list; it is no item itself
     if kind is None and (box := _OPEN_BOX.match(flat)):
@@ -473,6 +485,12 @@ def classify(text: str, *, author: str | None = None) -> Statement:
         # states (the answer to it, here, a plain report).
         stated = _without_questions(flat)
         kind = next((k for k, pattern in _CUES if pattern.search(stated)), "note")
+        later = _later_label(flat)
+        if later is not None and _cue_kind(_without_questions(later[1])) == "note":
+            # "Lag is back under 1k. Status: mitigated.": what comes before the label states
+            # nothing itself, so the label says what the message states ("scratch that, not
+            # v41. Fix: roll back to v40" stays a correction).
+            kind = later[0]
         if kind == "decision" and _AGREEMENT.match(flat):
             kind = "note"  # "agreed", "ok, approved!": a reply that agrees, not what was decided
         if kind == "action" and _ASKS_TO_HEAR.search(flat) and not names_an_owner(flat):
@@ -487,15 +505,33 @@ def classify(text: str, *, author: str | None = None) -> Statement:
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?\n])\s+")
 
 
-def _later_label(text: str) -> StatementKind | None:
+#: A label opening a later sentence: its separator a colon or a spaced dash ("Fix-forward PR is
+#: up" and "Status-page updated" are words, not labels).
+_LATER_LABEL = re.compile(
+    r"^\s*[*_`]*(?P<label>" + "|".join(f"(?:{p})" for _, p in _LABELS) + r")[*_`]*"
+    r"\s*(?::|\s[\-–—])\s*",
+    re.I,
+)
+
+
+def _later_label(text: str) -> tuple[StatementKind, str] | None:
     """The kind a label opening a later sentence gives the message ("Lag is back under 1k.
-    Status: mitigated."), when it labels something (a label ending the message heads nothing)."""
+    Status: mitigated."), with what the message says before it; None when no later sentence
+    opens with one that labels something (a label ending the message heads nothing)."""
+    at = 0
     for sentence in _SENTENCE_BREAK.split(text)[1:]:
-        label = _LABEL.match(sentence)
+        at = text.find(sentence, at + 1)
+        label = _LATER_LABEL.match(sentence)
         if label and sentence[label.end() :].strip():
             said = label.group("label").lower()
-            return next(k for k, p in _LABELS if re.fullmatch(p, said, re.I))
+            kind = next(k for k, p in _LABELS if re.fullmatch(p, said, re.I))
+            return kind, text[:at]
     return None
+
+
+def _cue_kind(text: str) -> StatementKind:
+    """The kind the strongest cue in `text` names ("note" with none)."""
+    return next((k for k, pattern in _CUES if pattern.search(text)), "note")
 
 
 LABEL_QUESTION_WORDS = 2  # "root cause? …", "mitigated? yes": a label asked, then answered
@@ -572,8 +608,8 @@ def names_an_owner(text: str) -> bool:
 
 
 def hands_over(text: str) -> bool:
-    """Whether the text gives an item to someone without saying what the item is ("handing the
-    forecast alert over to @mia", "AI-1 -> @ana"), as "Dan owns the CI check" does."""
+    """Whether the text is worded as giving an item to someone ("handing the forecast alert over
+    to @mia", "AI-1 -> @ana"), not as saying who owns what ("Dan owns the CI check")."""
     return _handover(text) is not None
 
 
@@ -599,10 +635,8 @@ def labelled_part(text: str) -> str:
     """What a message says under its label, wherever the label opens a sentence: "Lag is back
     under 1k. Status: mitigated." says "mitigated." as its status; else `strip_label`."""
     flat = unmarked(text) or text.strip()
-    if not _LABEL.match(flat):
-        for sentence in _SENTENCE_BREAK.split(flat)[1:]:
-            if _LABEL.match(sentence) and strip_label(sentence) != sentence.strip():
-                return strip_label(sentence)
+    if not _LABEL.match(flat) and (later := _later_label(flat)) is not None:
+        return strip_label(flat[len(later[1]) :])
     return strip_label(flat)
 
 
@@ -629,7 +663,8 @@ def _owner(text: str, author: str | None) -> str | None:
         return asked.group("who").lstrip("@")  # "hey @olu could you file … by friday": olu
     if handed := _handover(text):  # "handing off AI-3 to Tom": Tom, not who hands it
         name = next(g for g in handed.groups() if g)
-        return author if name.lower() == "me" else name.lstrip("@")
+        # "… to @tom." ends a sentence: the full stop is no part of the name
+        return author if name.lower() == "me" else name.lstrip("@").rstrip(".")
     match = _OWNER.search(text)
     if match is None:
         return None

@@ -17,6 +17,12 @@ from typing import Literal
 
 AnswerType = Literal["person", "duration", "time", "quantity", "reason", "verbatim"]
 
+#: A past verb within the rest of the clause ("until it was fixed", "before we noticed").
+_PAST_AFTER = (
+    r"[^?.\n]{0,80}?\b(?:\w+ed|was|were|did|had|took|got|came|went|saw|knew|found|began"
+    r"|caught|paged|woke)\b"
+)
+
 _WANTS: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
     (
         "person",
@@ -24,13 +30,20 @@ _WANTS: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
     ),
     # "How long were writes down?": a span ("about 9 min", "10:13-10:22", "took 1:30"), or the
     # two clock times it is read from ("paged at 02:09" after "started at 01:55").
-    # "How long until the cert expires?" / "how long ago …?" ask when, not for how long.
-    ("duration", re.compile(r"\bhow long\b(?!\s+(?:until|till|til|before|ago)\b)", re.I)),
+    # "How long until the cert expires?" / "how long ago …?" ask when, not for how long; "how
+    # long until it was mitigated?" / "how long before we noticed?" ask for a span all the same.
+    (
+        "duration",
+        re.compile(
+            rf"\bhow long\b(?!\s+ago\b)(?!\s+(?:until|till|til|before)\b(?!{_PAST_AFTER}))",
+            re.I,
+        ),
+    ),
     (
         "time",
         re.compile(
             r"^\s*(?:and\s+)?(?:when|wen)\b|\bwhat time\b|\bhow soon\b|\bwhat (?:day|date)\b"
-            r"|\bhow long (?:until|till|til|before|ago)\b"
+            r"|\bhow long (?:ago|(?:until|till|til|before)\b)"
             r"|\b(?:until|by|since) when\b|\bin what order\b|\bhow far apart\b"
             r"|\b(?:which|what) (?:\w+ )?(?:came|happened|went|landed) (?:first|last)\b"
             r"|\bwhich did (?:we|they|you) \w+ first\b",

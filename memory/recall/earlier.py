@@ -27,10 +27,11 @@ _KINDS: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = (
             # which/what question whose verb asks what caused something, with what it did to as
             # the question ends. Not "which pods broke?" (what failed), "who triggered the
             # rollback?" (a person) or "it broke after …, why?". Bounded and possessive: linear.
-            r"|\b(?:which|what)\b[^?\n]{0,60}?\s(?P<verb>broke|triggered|caused)\s++(?:it|this|that"
-            r"|things|everything|(?:the|our)\s++[\w.-]++|[\w.-]++)"
-            r"(?:\s++(?:last time|the time before|in the (?:last|previous) (?:incident|outage)))?+"
-            r"\s*+\?*+\s*+$"
+            r"|\b(?:which|what)\b[^?\n]{0,60}?\s(?P<verb>broke|triggered|caused)\s++"
+            r"(?!(?:first|last|down|out|off|up)\b)(?:[\w.-]++\s*+){1,5}?"
+            r"(?:(?:last time|the time before|again|yesterday|today|tonight|this morning"
+            r"|(?:on|last) \w+day|in the (?:last|previous) (?:incident|outage))\s*+)?+"
+            r"(?:,\s*+do (?:we|you|they) know\s*+)?+\?*+\s*+$"
             # "RC?" (in capitals: "rc2", "RC-1", "the RC build" are a release candidate)
             r"|(?-i:\bRC\b)(?![-\d]|\s+(?:build|cut|release|candidate|branch|tag|\d))",
             re.I,

@@ -947,9 +947,13 @@ class Recall:
         matched = elsewhere[0].incident_id if elsewhere else None
         earlier = await self._earlier_statements(requester, kinds, query, matched=matched)
         shown = {e.id for e in earlier}
-        # "Last time" is another incident: what was said in this channel answers nothing here.
+        # "Last time" is another incident when one answers: what was said in this channel then
+        # answers nothing ("what did we do last time it spiked?" with no earlier incident on
+        # it means earlier in this one).
         return earlier + [
-            i for i in items if i.id not in shown and i.channel_id != requester.channel_id
+            i
+            for i in items
+            if i.id not in shown and not (earlier and i.channel_id == requester.channel_id)
         ]
 
     async def _bridged(

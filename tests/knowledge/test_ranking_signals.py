@@ -6,7 +6,6 @@ from pathlib import Path
 
 from knowledge.chunking import chunk_runbook
 from knowledge.profile import (
-    ABBREVIATIONS,
     LEAD_WORDS,
     QueryProfile,
     TermStats,
@@ -21,6 +20,7 @@ from knowledge.profile import (
 from knowledge.ranking import Candidate, confidence_features
 from knowledge.search import Knowledge
 from memory.store import Database
+from memory.text import ABBREVIATIONS
 from tests.knowledge.conftest import write_corpus
 
 SIBLINGS = {

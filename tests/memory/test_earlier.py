@@ -117,6 +117,13 @@ def test_which_thing_broke_it_asks_for_the_root_cause_about_its_subject() -> Non
     assert topic_words("which version of cart-svc broke it?") == {"cart", "servic"}  # svc
     assert topic_words("which deploy triggered the failover?") == {"failov"}
     assert asked_kinds("which release caused the outage last time?") == ("root_cause",)
+    for asked in (
+        "which config change broke the api-gw cert renewal?",
+        "which deploy broke prod yesterday?",
+        "what broke it again?",
+        "which deploy broke it, do we know?",
+    ):
+        assert asked_kinds(asked) == ("root_cause",), asked
     # Said mid-question it is part of the story, not what is asked.
     assert asked_kinds("it broke after the deploy, what now?") == ()
     assert asked_kinds("did the restart trigger alerts?") == ()
@@ -125,7 +132,12 @@ def test_which_thing_broke_it_asks_for_the_root_cause_about_its_subject() -> Non
 def test_which_things_failed_or_who_acted_is_no_root_cause_question() -> None:
     """ "Which pods broke?" asks what failed, "who triggered the rollback?" asks for a person:
     neither wants the root cause note first."""
-    for asked in ("which pods broke?", "who triggered the rollback?", "what broke?"):
+    for asked in (
+        "which pods broke?",
+        "who triggered the rollback?",
+        "what broke?",
+        "which broker broke first?",
+    ):
         assert asked_kinds(asked) == (), asked
 
 

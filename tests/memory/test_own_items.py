@@ -56,6 +56,7 @@ def test_an_item_is_owned_by_whom_it_names() -> None:
     # A list item signed with its owner, as stored (its list marker gone).
     assert owned_by("alert when any cert expires in < 14d — @ben", "ana", "ben")
     assert not owned_by("alert when any cert expires in < 14d — @ben", "ana", "kim")
+    assert owned_by("alert when any cert expires in < 14d—@ben", "ana", "ben")  # no space
     # A real name of two words ("Kim Lee", no display name set) is one person, not any "Kim".
     asked_of_kim_lee = "@Kim Lee can you rotate the key by friday"
     assert owned_by(asked_of_kim_lee, "dev", "Kim Lee")

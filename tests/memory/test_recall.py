@@ -469,6 +469,8 @@ def test_how_long_asks_for_a_span_or_the_times_it_is_read_from() -> None:
     assert wanted("wen did the cert expire?") == "time"  # as typed in a hurry
     assert wanted("how long until the cert expires?") == "time"  # when, not for how long
     assert wanted("how long ago did we restart it?") == "time"
+    assert wanted("how long until it was mitigated?") == "duration"  # said in the past: a span
+    assert wanted("how long before we noticed?") == "duration"
     for said in (
         "writes were down about 9 min",
         "10:13-10:22",
@@ -772,7 +774,8 @@ async def test_every_item_is_read_with_its_own_incidents_title(db, redactor, emb
 
 async def test_last_times_cause_said_in_other_words_is_found(db, redactor, embedder):
     """ "Why did renewal fail last time?": the root cause names neither renewal nor failing,
-    the note beside it does; that note's incident answers with its root cause."""
+    the note beside it does; that incident answers with its root cause (with the shipped
+    floor, by the note kept; `…_when_the_floor_keeps_nothing` covers a floor that keeps none)."""
     recall, asker = await _cert_incident(db, redactor, embedder)
     items = await recall.relevant(asker, "why did renewal fail last time")
     assert items and items[0].kind == "root_cause", [i.text for i in items]
@@ -781,11 +784,18 @@ async def test_last_times_cause_said_in_other_words_is_found(db, redactor, embed
     assert not any(i.kind == "root_cause" for i in none), [i.text for i in none]
 
 
-async def test_last_time_is_never_answered_from_the_askers_own_channel(db, redactor, embedder):
+async def test_last_time_is_answered_from_the_earlier_incident_not_this_channel(
+    db, redactor, embedder
+):
+    """An earlier incident answers "last time": this channel's own messages do not. With no
+    earlier incident that did anything, "last time" is earlier in this one."""
     recall, asker = await _cert_incident(db, redactor, embedder)
     items = await recall.relevant(asker, "how did we fix the expired cert last time?")
     assert items and all(i.channel_id == "C1" for i in items), [i.text for i in items]
     assert items[0].kind == "mitigation"
+    here = Requester.full_member("T1/U9", "T1", channel_id="C1")
+    again = await recall.relevant(here, "how did we fix it last time the cert expired?")
+    assert again and again[0].channel_id == "C1", [i.text for i in again]
 
 
 async def test_last_times_incident_is_found_by_words_when_the_floor_keeps_nothing(
@@ -815,3 +825,21 @@ async def test_keyword_search_finds_a_note_by_the_abbreviation_it_uses(db, redac
     for question in ("any certificate trouble?", "any cert trouble?"):
         found = await Recall(db, embedder).recall(asker, question, mode="keyword")
         assert found and found[0].text.startswith("cert on api"), question
+
+
+async def test_a_duration_question_keeps_the_span_however_far_behind_the_best_item(
+    db, redactor, embedder
+):
+    """With a ratio that keeps only the best item, "how long was api-gw down?" still keeps the
+    item that says a span (it passes the floor), and leads with it; a question that asks no
+    span keeps the best item alone."""
+    from dataclasses import replace as replaced
+
+    from memory.recall.floor import FLOORS
+
+    _, asker = await _cert_incident(db, redactor, embedder)
+    only_best = {mode: replaced(f, ratio=0.999) for mode, f in FLOORS.items()}
+    recall = Recall(db, embedder, RecallConfig(floors=only_best))
+    items = await recall.relevant(asker, "how long was api-gw down?")
+    assert items and items[0].text == "we were hard down for ~31 min (02:00-02:31)"
+    assert len(await recall.relevant(asker, "was api-gw down?")) == 1

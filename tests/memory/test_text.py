@@ -49,5 +49,7 @@ def test_an_abbreviation_meets_the_word_it_abbreviates() -> None:
     assert stems("certs on api expired") >= stems("certificate expired")
     assert stems("the orders db") == stems("the orders database")
     assert word_forms("certificate") == ("certificate", "cert")
-    assert word_forms("certs") == ("certs", "certificates")
+    assert word_forms("certs") == ("certs", "certificate")
+    assert word_forms("directories") == ("directories", "dir")
+    assert stems("max connections") == stems("connections maxed")
     assert word_forms("pool") == ("pool",)
