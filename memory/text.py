@@ -52,12 +52,24 @@ _HOW_MUCH = re.compile(
 _SPAN_VERB = re.compile(r"\b(?:take|takes|took|taken|taking|last|lasts|lasted|lasting)\b", re.I)
 
 
+# "What did the heap dump show?", "what warning did Node print?", "what did the responses look
+# like?": the verb after the subject asks for what was seen; the subject is the topic.
+_SHOWN_VERB = re.compile(
+    r"\b(?:what|which)\s+(?:\w+\s+)?(?:did|does|do)\s+(?:\S+\s+){1,8}?"
+    r"(?P<verb>show|shows|showed|look|looked|print|printed|report|reported|return|returned)\b",
+    re.I,
+)
+
+
 def question_topic(question: str) -> str:
     """The question without its answer-type frame: what its topic words are read from."""
     framed = _HOW_MUCH.sub(" ", question)
-    if framed == question:
-        return question
-    return _SPAN_VERB.sub(" ", framed) if re.search(r"\bhow\s+long\b", question, re.I) else framed
+    if framed != question and re.search(r"\bhow\s+long\b", question, re.I):
+        framed = _SPAN_VERB.sub(" ", framed)
+    shown = _SHOWN_VERB.search(framed)
+    if shown is not None:
+        framed = f"{framed[: shown.start('verb')]} {framed[shown.end('verb') :]}"
+    return framed
 
 
 def topic_terms(text: str, *, max_terms: int = 32) -> list[str]:

@@ -53,3 +53,18 @@ def test_an_abbreviation_meets_the_word_it_abbreviates() -> None:
     assert word_forms("directories") == ("directories", "dir")
     assert stems("max connections") == stems("connections maxed")
     assert word_forms("pool") == ("pool",)
+
+
+def test_the_verb_that_asks_what_was_seen_is_no_topic_word() -> None:
+    """ "What did the heap dump show?" is about the heap dump: a note that answers says what it
+    showed, rarely "show"."""
+    from memory.text import question_topic
+
+    assert stems(question_topic("What did the heap dump show was eating the memory?")) == {
+        "heap",
+        "dump",
+        "eat",
+        "memori",
+    }
+    assert "print" not in question_topic("What warning did Node print that pointed at the leak?")
+    assert "show" in question_topic("did the dashboard show errors?")  # asks whether, not what
