@@ -221,6 +221,14 @@ class Answering:
             s.label.startswith(KIND_NAMES["action"]) for s in said
         )
         memory_first = memory_first or listed
+        # Asked what the team said or did, with memory silent: a runbook shown instead must be
+        # about most of what is asked ("was there anything about a leaked token?" is not
+        # answered by a certificate runbook near "token").
+        nothing_said = not said and not [s for s in sources if s.kind == "episode"]
+        if nothing_said and asks_what_happened(q.text) and not _about_most_of(q.text, runbooks):
+            sources = _budget([s for s in public if s.kind != "runbook"], budget)
+            actions = _proposals(sources, bodies, self.config.actions)
+            runbooks = []
         if (
             said
             and memory_first

@@ -1047,3 +1047,20 @@ async def test_from_the_next_incident_a_span_said_without_the_services_name_answ
     lead = answer.text.splitlines()[0]
     assert lead.startswith("Memory says") and "hard down for ~31 min" in lead, answer.text
     assert slack.workspace.permalink(INCIDENT, "")[: -len("/p")] in json.dumps(answer.blocks)
+
+
+async def test_asked_what_was_said_about_something_nobody_said_no_runbook_stands_in(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """ "Was there anything about a checkout token leak?" asks what the team said: with memory
+    silent, the checkout runbook (about one of its three words) is no answer, and the bot says
+    it found nothing; asked about what that runbook is about, it is shown."""
+    said = [(BOB, "orders-db replica lag at 40s, reads are stale")]
+    later = await _then_a_new_incident(bot, driver, slack, said, "C0INC53")
+    question = "was there anything about a checkout token leak?"
+    _, answer = await answered(driver, slack, BOSS, question, later)
+    assert answer.text.startswith(messages.NOTHING_FOUND), answer.text
+    assert "checkout-latency" not in json.dumps(answer.blocks), answer.text
+    question = "was there anything about checkout latency?"
+    _, about = await answered(driver, slack, BOSS, question, later)
+    assert "checkout-latency ›" in about.text, about.text
