@@ -176,7 +176,7 @@ async def _run(deps: Deps, cmd: IncidentCommand, c: dict[str, Any]) -> tuple[str
             deps.users, deps.memberships, team_id=team, user_id=user, channel_id=channel
         )
         here = await incident_for(deps.incidents, deps.channels, team_id=team, channel_id=channel)
-        items = await deps.recall.relevant(requester, cmd.args)
+        items = await deps.recall.relevant(requester, cmd.args, listing=True)
         if not items:
             return messages.NOTHING_IN_MEMORY_HERE, False
         return recall_lines(items, here=here.id if here else None), False

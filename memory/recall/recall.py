@@ -323,10 +323,12 @@ class Recall:
         mode: Mode | None = None,
         ranked: list[RecallItem] | None = None,
         thread: AskedIn | None = None,
+        listing: bool = False,
     ) -> list[RecallItem]:
         """What answers the question, best first: at most a few items, [] below the floor.
         `thread`: the thread it is asked in (its statements answer first; its opening is what
-        "it" is about).
+        "it" is about). `listing`: asked for a list (`/incident recall`), every item above the
+        floor counts, however far behind the best one (still at most a few).
 
         Each ranked candidate gets the floor's probability of being evidence; a later
         correction of a kept item (same channel, same subject) is put right above it and the
@@ -336,6 +338,8 @@ class Recall:
             return await self._own_items(requester)
         mode = mode or self._config.mode
         floor = self._config.floors.get(mode if self._embedder is not None else "keyword")
+        if listing and floor is not None:
+            floor = replace(floor, ratio=0.0)
         if ranked is None:
             ranked = await self.recall(
                 requester, query, k=self._config.candidates, incident=incident, mode=mode

@@ -162,3 +162,21 @@ async def test_a_note_stays_found_once_embedded_whatever_form_of_the_verb_is_ask
         slack, driver, BOB, INCIDENT, "recall is the CDN certificate expiring?"
     )
     assert nothing == "Memory has nothing on that."
+
+
+async def test_recall_lists_every_item_above_the_floor_not_only_the_best_ones_neighbours(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """`/incident recall payments kafka disk lag` in a new lag incident: the note posted here
+    and the earlier incident's note on the same broker disk are both memory on it, listed
+    together (an answer keeps the items close to the best; a list keeps what passes the
+    floor)."""
+    await reply_to(slack, driver, ALICE, INCIDENT, "note kafka-3 disk at 97%, retention tripled")
+    await reply_to(slack, driver, ALICE, INCIDENT, "note paged the db team, Carol is on it")
+    slack.workspace.add_channel("C0INC60", "inc-60-payments-lag", members=[ALICE, BOB])
+    await reply_to(slack, driver, BOB, "C0INC60", "open sev2 payments events lag")
+    await reply_to(slack, driver, BOB, "C0INC60", "note payments-events lag 800k, kafka-5 disk 94%")
+    await Jobs(bot.deps, bot.app.client, team_id=TEAM).index_vectors()
+    found = await reply_to(slack, driver, BOB, "C0INC60", "recall payments kafka disk lag")
+    assert "kafka-5 disk 94%" in found and "kafka-3 disk at 97%" in found, found
+    assert "Carol" not in found, found

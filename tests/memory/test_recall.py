@@ -843,3 +843,20 @@ async def test_a_duration_question_keeps_the_span_however_far_behind_the_best_it
     items = await recall.relevant(asker, "how long was api-gw down?")
     assert items and items[0].text == "we were hard down for ~31 min (02:00-02:31)"
     assert len(await recall.relevant(asker, "was api-gw down?")) == 1
+
+
+async def test_a_listing_keeps_every_item_above_the_floor_however_far_behind(
+    db, redactor, embedder
+):
+    """`/incident recall` asks for a list: with a ratio that keeps only the best item in an
+    answer, the listing still shows what else passes the floor (at most a few)."""
+    from dataclasses import replace as replaced
+
+    from memory.recall.floor import FLOORS
+
+    _, asker = await _cert_incident(db, redactor, embedder)
+    only_best = {mode: replaced(f, ratio=0.999) for mode, f in FLOORS.items()}
+    recall = Recall(db, embedder, RecallConfig(floors=only_best))
+    assert len(await recall.relevant(asker, "expired cert")) == 1
+    listed = await recall.relevant(asker, "expired cert", listing=True)
+    assert 2 <= len(listed) <= FLOORS["hybrid"].most, [i.text for i in listed]
