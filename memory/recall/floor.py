@@ -85,7 +85,31 @@ def coverage(question: str, item_text: str) -> float:
         for compound, parts in asked_joined.items():
             if compound in said:
                 covered |= asked & set(parts)
+    covered -= _particles_bound_elsewhere(asked_joined, item_text, said)
     return len(covered) / len(asked)
+
+
+#: Particles of phrasal verbs that are content words here ("fail back", "scale down").
+_PARTICLES = frozenset({"back", "down"})
+
+
+def _particles_bound_elsewhere(
+    asked_joined: dict[str, tuple[str, str]], item_text: str, said: set[str]
+) -> set[str]:
+    """The particles of the question's phrasal verbs ("did we fail back?") that the item says
+    only with another word while it says the verb with another ("failed over …, writes back."):
+    it does not say the phrase asked ("TTL back to 5 min" still says "go back")."""
+    phrasal = {c: p for c, p in asked_joined.items() if p[1] in _PARTICLES and c not in said}
+    if not phrasal:
+        return set()
+    pairs = joined_stems(item_text)
+    bound = set()
+    for compound, (verb, particle) in phrasal.items():
+        if compound in pairs:
+            continue
+        if verb in said and any(p == particle and v != verb for v, p in pairs.values()):
+            bound.add(particle)
+    return bound
 
 
 @lru_cache(maxsize=256)

@@ -116,6 +116,16 @@ def test_coverage_meets_a_compound_with_its_two_words_either_way() -> None:
         assert coverage(compound, apart) == 0.0, compound  # a function word opens no compound
 
 
+def test_a_phrasal_verb_is_covered_only_by_the_phrase_not_its_words_apart() -> None:
+    """ "Did we fail back?": "failed over …, writes back." says "fail" with "over" and "back"
+    with "writes", not failing back; "TTL back to 5 min" still says "go back" (no "go")."""
+    asked = "did we fail back?"
+    assert coverage(asked, "failed back to redis-sess-a at 15:40") == 1.0
+    assert coverage(asked, "failed over to redis-sess-b at 10:22, writes back.") == 0.5
+    assert coverage("should the ttl go back?", "TTL back to 5 min") == 2 / 3  # ttl, back
+    assert coverage("how long were writes down?", "so writes were down about 9 min") == 1.0
+
+
 def test_coverage_meets_a_long_stem_the_other_begins_but_not_a_short_one() -> None:
     """English stemming leaves config / configuration and replica / replication apart."""
     assert coverage("configuration change", "config change at 10:02") == 1.0
