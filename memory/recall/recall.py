@@ -404,6 +404,8 @@ class Recall:
         ]
         if wanted(query) == "duration":  # the item that says how long leads the kept ones
             kept.sort(key=lambda it: not says_a_span(it.text))
+        elif wanted(query) == "reason":  # asked why: a kept root cause leads
+            kept.sort(key=lambda it: it.kind != "root_cause")
         kept = await self._with_what_they_correct(requester, kept, ranked)
         most = floor.most + len(parts) - 1
         items = await self._with_corrections(requester, kept)

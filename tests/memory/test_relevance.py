@@ -123,6 +123,7 @@ def test_a_phrasal_verb_is_covered_only_by_the_phrase_not_its_words_apart() -> N
     assert coverage(asked, "failed back to redis-sess-a at 15:40") == 1.0
     assert coverage(asked, "failed over to redis-sess-b at 10:22, writes back.") == 0.5
     assert coverage("should the ttl go back?", "TTL back to 5 min") == 2 / 3  # ttl, back
+    assert coverage("was api-gw down?", "api gw cert: we were hard down for ~31 min") == 1.0
     assert coverage("how long were writes down?", "so writes were down about 9 min") == 1.0
 
 
