@@ -1164,7 +1164,7 @@ class Recall:
             if not items and asks_plan:
                 items = await self._this_incidents(requester, CURRENT_PLAN, thread=thread)
             about = f"{thread.opening}\n{query}"
-            return items, await self.similar_incidents(requester, about, similar)
+            return items, await self.similar_incidents(requester, about, similar, report=True)
         return items, await self.similar_incidents(requester, query, similar, ranked=ranked)
 
     async def _earlier_statements(
@@ -1217,8 +1217,12 @@ class Recall:
         limit: int = 3,
         *,
         ranked: list[RecallItem] | None = None,
+        report: bool = False,
     ) -> list[IncidentMatch]:
         """Past incidents whose visible notes answer `text`, excluding this channel's own.
+        `report`: `text` is what a thread reports ("seen this before?" under it), matched by
+        an incident's messages together as well (`_incidents_read_whole`); a question is
+        answered by one message.
 
         Candidates come from the same ranking as recall (over every incident the requester may
         see); a past incident counts only when one of its notes passes the relevance floor, so
@@ -1249,6 +1253,11 @@ class Recall:
                 continue
             total, best = by_incident.get(hit.incident_id, (0.0, hit))
             by_incident[hit.incident_id] = (total + p, best)
+        if floor is not None and report:
+            words_only = self._config.floors.get("keyword", floor)
+            whole = _incidents_read_whole(text, hits, subjects, requester, (floor, words_only))
+            for incident_id, found in whole.items():
+                by_incident.setdefault(incident_id, found)
         incidents = Incidents(self._db, self._clock)
         matches: list[IncidentMatch] = []
         for incident_id, (total, best) in sorted(by_incident.items(), key=lambda kv: -kv[1][0]):
@@ -1410,6 +1419,42 @@ def features(question: str, item: RecallItem, rank: int, subject: str = "") -> F
         coverage=coverage(question, said),
         rank=1.0 / (rank + 1),
     )
+
+
+def _incidents_read_whole(
+    text: str,
+    hits: list[RecallItem],
+    subjects: dict[int, str],
+    requester: Requester,
+    floors: tuple[FloorConfig, FloorConfig],
+) -> dict[str, tuple[float, RecallItem]]:
+    """Each past incident read as one text: what its ranked notes say together, judged by the
+    floor (the closest note's meaning, their words together, the best one's rank; the
+    words-only floor when none has a vector yet). A long report ("payments-events consumer
+    group is 800k behind and kafka-5 disk is at 94%") is said across an earlier incident's
+    messages, one part in each, never whole in one."""
+    grouped: dict[str, list[tuple[int, RecallItem]]] = {}
+    for rank, hit in enumerate(hits):
+        if hit.incident_id is None or hit.channel_id == requester.channel_id:
+            continue
+        if hit.scope == "user":
+            continue
+        grouped.setdefault(hit.incident_id, []).append((rank, hit))
+    out: dict[str, tuple[float, RecallItem]] = {}
+    for incident_id, group in grouped.items():
+        rank, best = group[0]
+        said = " ".join(hit.text for _, hit in group)
+        similarity = max(hit.similarity for _, hit in group)
+        floor = floors[0] if similarity > 0 else floors[1]
+        read = Features(
+            similarity=similarity,
+            coverage=coverage(text, f"{subjects.get(best.id, '')} {said}"),
+            rank=1.0 / (rank + 1),
+        )
+        p = floor.probability(read)
+        if p >= floor.floor:
+            out[incident_id] = (p, best)
+    return out
 
 
 def _kind_words(kind: str) -> str:

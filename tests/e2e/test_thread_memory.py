@@ -1064,3 +1064,31 @@ async def test_asked_what_was_said_about_something_nobody_said_no_runbook_stands
     question = "was there anything about checkout latency?"
     _, about = await answered(driver, slack, BOSS, question, later)
     assert "checkout-latency ›" in about.text, about.text
+
+
+async def test_seen_this_before_under_a_long_report_finds_the_incident_that_said_it_in_parts(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """Under "payments-events consumer group is 800k behind and kafka-5 disk is at 94%",
+    "seen this before?" finds the lag incident whose messages said each part (the group behind,
+    the broker disk), none the whole report, once its messages are embedded."""
+    said = [
+        (
+            BOB,
+            "orders consumers are lagging badly: consumer group orders-fulfilment is 2.1M behind",
+        ),
+        (ALICE, "broker kafka-3 is at 97% disk on /var/lib/kafka, retention on orders.v2 tripled"),
+        (ALICE, "root cause: the 14-day retention change on orders.v2 had no capacity check"),
+        (BOB, "I set retention.ms on orders.v2 to 259200000 (3 days), cleaner deleting segments"),
+    ]
+    later = await _then_a_new_incident(bot, driver, slack, said, "C0INC54")
+    report = "payments-events consumer group is 800k behind and kafka-5 disk is at 94%"
+    root = await driver.say(later, BOB, report)
+    assert root.ts is not None
+    await finished(bot, answers=0, captured=len(said) + 1)
+    await Jobs(bot.deps, bot.app.client, team_id=TEAM).index_vectors()
+    await driver.mention(later, BOSS, "seen this before?", thread_ts=root.ts)
+    answer = (await eventually(lambda: slack.workspace.bot_messages(later, root.ts)))[-1]
+    lead = answer.text.splitlines()[0]
+    assert lead.startswith("Seen before: inc-42 "), answer.text
+    assert lead.endswith("the 14-day retention change on orders.v2 had no capacity check"), lead

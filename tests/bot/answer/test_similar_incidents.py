@@ -149,3 +149,32 @@ async def test_a_correction_of_another_statement_leaves_the_root_cause_line_be(
     assert "thread says: mitigated." in text, text
     lead = answer.summary.splitlines()[0]
     assert lead.startswith("Seen before:") and "thread says: mitigated." in lead, lead
+
+
+async def test_a_long_report_said_across_a_past_incidents_messages_finds_it(
+    db: Database, redactor: Redactor, embedder: Embedder
+) -> None:
+    """A new incident's report names several things ("consumer group … behind … kafka … disk");
+    the past incident said each in a different message, none whole: read as one text, it is
+    similar. A report about something else finds nothing."""
+    said = [
+        (
+            ALICE,
+            "Orders consumers are lagging badly: consumer group orders-fulfilment is 2.1M behind",
+        ),
+        (BOB, "Broker kafka-3 is at 97% disk on /var/lib/kafka, retention on orders.v2 tripled"),
+        (BOB, "root cause: the 14-day retention change on orders.v2 had no capacity check"),
+        (ALICE, "I set retention.ms on orders.v2 to 259200000 (3 days), cleaner deleting segments"),
+    ]
+    await _past_incident(db, redactor, embedder, said, status=None)
+    recall = Recall(db, embedder)
+    report = "payments-events consumer group is 800k behind and kafka-5 disk is at 94%"
+    for embedded in (False, True):  # read by words only until the index job embeds them
+        if embedded:
+            assert await Notes(db, redactor, embedder).index_missing_vectors() == len(said)
+        found = await recall.similar_incidents(ASKER, f"{report}\nseen this?", report=True)
+        assert [m.line for m in found] == [
+            "root cause: the 14-day retention change on orders.v2 had no capacity check"
+        ], embedded
+    other = "search pods return 502s after the nginx ingress upgrade, tls handshakes time out"
+    assert await recall.similar_incidents(ASKER, f"{other}\nseen this?", report=True) == []
