@@ -54,9 +54,12 @@ _SPAN_VERB = re.compile(r"\b(?:take|takes|took|taken|taking|last|lasts|lasted|la
 
 # "What did the heap dump show?", "what warning did Node print?", "what did the responses look
 # like?": the verb after the subject asks for what was seen; the subject is the topic.
+# The verb ends its clause or opens what follows ("… show?", "… show was eating …", "… report
+# as the reason", "… look like"); a noun of the subject ("the crash report show?") is passed by.
 _SHOWN_VERB = re.compile(
-    r"\b(?:what|which)\s+(?:\w+\s+)?(?:did|does|do)\s+(?:\S+\s+){1,8}?"
-    r"(?P<verb>show|shows|showed|look|looked|print|printed|report|reported|return|returned)\b",
+    r"\b(?:what|which)\s+(?:\w+\s+)?(?:did|does|do)\s+(?:[^\s?.!]+\s+){1,8}?"
+    r"(?P<verb>show|shows|showed|look|looked|print|printed|report|reported|return|returned)"
+    r"(?![-\w])(?=\s*(?:[?.!,;:]|$)|\s+(?:for|about|as|like|at|in|on|when|was|were|is|that)\b)",
     re.I,
 )
 

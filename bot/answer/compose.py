@@ -222,10 +222,10 @@ class Answering:
         )
         memory_first = memory_first or listed
         # Asked what the team said or did, with memory silent: a runbook shown instead must be
-        # about most of what is asked ("was there anything about a leaked token?" is not
-        # answered by a certificate runbook near "token").
+        # about at least half of what is asked ("was there anything about a leaked token?" is
+        # not answered by a certificate runbook near "token").
         nothing_said = not said and not [s for s in sources if s.kind == "episode"]
-        if nothing_said and asks_what_happened(q.text) and not _about_most_of(q.text, runbooks):
+        if nothing_said and asks_what_happened(q.text) and not _about_half_of(q.text, runbooks):
             sources = _budget([s for s in public if s.kind != "runbook"], budget)
             actions = _proposals(sources, bodies, self.config.actions)
             runbooks = []
@@ -781,6 +781,14 @@ def _about_most_of(question: str, runbooks: list[Source], *, at_least: int = 1) 
     asked = topic_words(question)
     shown = _covered(asked, runbooks)
     return bool(runbooks) and 2 * len(shown) > len(asked) and len(shown) >= at_least
+
+
+def _about_half_of(question: str, runbooks: list[Source]) -> bool:
+    """Whether the runbook sections shown name at least half of the question's topic words
+    (a service or host name of the team's is in no runbook)."""
+    asked = topic_words(question)
+    shown = _covered(asked, runbooks)
+    return bool(runbooks) and bool(shown) and 2 * len(shown) >= len(asked)
 
 
 def _words(text: str) -> set[str]:

@@ -91,8 +91,9 @@ def coverage(question: str, item_text: str) -> float:
 
 #: Particles of phrasal verbs that are content words here ("fail back", "scale down").
 _PARTICLES = frozenset({"back", "down"})
-#: Any particle a phrasal verb takes: "failed over" says the verb with another one.
-_ANY_PARTICLE = _PARTICLES | {"over", "out", "up", "off", "in", "on"}
+#: Particles a phrasal verb takes: "failed over" says the verb with another one ("in" and "on"
+#: are left out: "api-gw on node-3" is no verb and its particle).
+_ANY_PARTICLE = _PARTICLES | {"over", "out", "up", "off"}
 
 
 def _particles_bound_elsewhere(
@@ -106,9 +107,12 @@ def _particles_bound_elsewhere(
     if not phrasal:
         return set()
     pairs = joined_stems(item_text)
+    # A particle the item says in another phrase asked ("did we fail back and roll back?" vs
+    # "rolled back the deploy") is covered by that phrase.
+    said_phrases = {p for c, (_, p) in asked_joined.items() if c in pairs or c in said}
     bound = set()
     for compound, (verb, particle) in phrasal.items():
-        if compound in pairs:
+        if compound in pairs or particle in said_phrases:
             continue
         verb_elsewhere = any(v == verb and p in _ANY_PARTICLE for v, p in pairs.values())
         if verb_elsewhere and any(p == particle and v != verb for v, p in pairs.values()):

@@ -327,8 +327,8 @@ class Recall:
     ) -> list[RecallItem]:
         """What answers the question, best first: at most a few items, [] below the floor.
         `thread`: the thread it is asked in (its statements answer first; its opening is what
-        "it" is about). `listing`: asked for a list (`/incident recall`), every item above the
-        floor counts, however far behind the best one (still at most a few).
+        "it" is about). `listing`: asked for a list (`/incident recall`), any item above the
+        floor counts, however far behind the best one (still at most the floor's `most`).
 
         Each ranked candidate gets the floor's probability of being evidence; a later
         correction of a kept item (same channel, same subject) is put right above it and the
@@ -1164,7 +1164,8 @@ class Recall:
             if not items and asks_plan:
                 items = await self._this_incidents(requester, CURRENT_PLAN, thread=thread)
             about = f"{thread.opening}\n{query}"
-            return items, await self.similar_incidents(requester, about, similar, report=True)
+            found = await self.similar_incidents(requester, about, similar, report=thread.opening)
+            return items, found
         return items, await self.similar_incidents(requester, query, similar, ranked=ranked)
 
     async def _earlier_statements(
@@ -1217,10 +1218,10 @@ class Recall:
         limit: int = 3,
         *,
         ranked: list[RecallItem] | None = None,
-        report: bool = False,
+        report: str | None = None,
     ) -> list[IncidentMatch]:
         """Past incidents whose visible notes answer `text`, excluding this channel's own.
-        `report`: `text` is what a thread reports ("seen this before?" under it), matched by
+        `report`: what the thread asked in reports ("seen this before?" under it), matched by
         an incident's messages together as well (`_incidents_read_whole`); a question is
         answered by one message.
 
@@ -1255,7 +1256,7 @@ class Recall:
             by_incident[hit.incident_id] = (total + p, best)
         if floor is not None and report:
             words_only = self._config.floors.get("keyword", floor)
-            whole = _incidents_read_whole(text, hits, subjects, requester, (floor, words_only))
+            whole = _incidents_read_whole(report, hits, subjects, requester, (floor, words_only))
             for incident_id, found in whole.items():
                 by_incident.setdefault(incident_id, found)
         incidents = Incidents(self._db, self._clock)
@@ -1422,37 +1423,52 @@ def features(question: str, item: RecallItem, rank: int, subject: str = "") -> F
 
 
 def _incidents_read_whole(
-    text: str,
+    report: str,
     hits: list[RecallItem],
     subjects: dict[int, str],
     requester: Requester,
     floors: tuple[FloorConfig, FloorConfig],
 ) -> dict[str, tuple[float, RecallItem]]:
-    """Each past incident read as one text: what its ranked notes say together, judged by the
-    floor (the closest note's meaning, their words together, the best one's rank; the
-    words-only floor when none has a vector yet). A long report ("payments-events consumer
-    group is 800k behind and kafka-5 disk is at 94%") is said across an earlier incident's
-    messages, one part in each, never whole in one."""
-    grouped: dict[str, list[tuple[int, RecallItem]]] = {}
+    """Past incidents whose ranked messages say a long report together, one part in each:
+    "payments-events consumer group is 800k behind and kafka-5 disk is at 94%" was said in
+    the lag incident as "consumer group … is 2.1M behind" and "kafka-3 is at 97% disk". An
+    incident counts when at least two of its messages each say a word of the report the others
+    do not, together at least half of its words (numbers left out: they are this incident's
+    readings), and the floor passes it on the closest message's meaning, that share and the
+    best rank (the words-only floor when none has a vector yet). It is linked by the message
+    that says the most of it."""
+    words = {w for w in stems(report) if not any(c.isdigit() for c in w)}
+    if len(words) < 2:
+        return {}
+    grouped: dict[str, list[tuple[int, RecallItem, frozenset[str]]]] = {}
     for rank, hit in enumerate(hits):
         if hit.incident_id is None or hit.channel_id == requester.channel_id:
             continue
         if hit.scope == "user":
             continue
-        grouped.setdefault(hit.incident_id, []).append((rank, hit))
+        said = f"{subjects.get(hit.id, '')} {hit.text}"
+        covered = frozenset(w for w in words if coverage(w, said) > 0)
+        grouped.setdefault(hit.incident_id, []).append((rank, hit, covered))
     out: dict[str, tuple[float, RecallItem]] = {}
     for incident_id, group in grouped.items():
-        rank, best = group[0]
-        said = " ".join(hit.text for _, hit in group)
-        similarity = max(hit.similarity for _, hit in group)
+        union: set[str] = set()
+        contributing = 0
+        for _, _, covered in sorted(group, key=lambda g: -len(g[2])):
+            if covered - union:
+                contributing += 1
+                union |= covered
+        if contributing < 2 or 2 * len(union) < len(words):
+            continue
+        similarity = max(hit.similarity for _, hit, _ in group)
         floor = floors[0] if similarity > 0 else floors[1]
         read = Features(
             similarity=similarity,
-            coverage=coverage(text, f"{subjects.get(best.id, '')} {said}"),
-            rank=1.0 / (rank + 1),
+            coverage=len(union) / len(words),
+            rank=1.0 / (group[0][0] + 1),
         )
         p = floor.probability(read)
         if p >= floor.floor:
+            best = max(group, key=lambda g: (len(g[2]), -g[0]))[1]
             out[incident_id] = (p, best)
     return out
 

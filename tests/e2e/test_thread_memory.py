@@ -1064,6 +1064,10 @@ async def test_asked_what_was_said_about_something_nobody_said_no_runbook_stands
     question = "was there anything about checkout latency?"
     _, about = await answered(driver, slack, BOSS, question, later)
     assert "checkout-latency ›" in about.text, about.text
+    # Half of it is enough: a name of the team's ("eu-west") is in no runbook.
+    question = "was there anything about checkout deploys in eu-west?"
+    _, half = await answered(driver, slack, BOSS, question, later)
+    assert "checkout-latency ›" in half.text, half.text
 
 
 async def test_seen_this_before_under_a_long_report_finds_the_incident_that_said_it_in_parts(

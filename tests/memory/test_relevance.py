@@ -124,6 +124,10 @@ def test_a_phrasal_verb_is_covered_only_by_the_phrase_not_its_words_apart() -> N
     assert coverage(asked, "failed over to redis-sess-b at 10:22, writes back.") == 0.5
     assert coverage("should the ttl go back?", "TTL back to 5 min") == 2 / 3  # ttl, back
     assert coverage("was api-gw down?", "api gw cert: we were hard down for ~31 min") == 1.0
+    assert coverage("was api-gw down?", "api-gw on node-3 went down at 02:00") == 1.0
+    # "back" said in another phrase asked ("rolled back") covers it.
+    asked = "did we fail back and roll back?"
+    assert coverage(asked, "failed over to b, then rolled back the deploy") == 1.0
     assert coverage("how long were writes down?", "so writes were down about 9 min") == 1.0
 
 

@@ -68,3 +68,8 @@ def test_the_verb_that_asks_what_was_seen_is_no_topic_word() -> None:
     }
     assert "print" not in question_topic("What warning did Node print that pointed at the leak?")
     assert "show" in question_topic("did the dashboard show errors?")  # asks whether, not what
+    # The verb ends the clause; a noun of the subject before it stays ("the crash report").
+    assert stems(question_topic("what did the crash report show?")) == {"crash", "report"}
+    assert "command" in question_topic("what did the show-config command print?")
+    assert "showed" in question_topic("what did we decide? the dashboard showed errors")
+    assert "showed" in question_topic("what did we decide? the dashboard showed.")

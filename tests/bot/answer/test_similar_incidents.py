@@ -172,9 +172,69 @@ async def test_a_long_report_said_across_a_past_incidents_messages_finds_it(
     for embedded in (False, True):  # read by words only until the index job embeds them
         if embedded:
             assert await Notes(db, redactor, embedder).index_missing_vectors() == len(said)
-        found = await recall.similar_incidents(ASKER, f"{report}\nseen this?", report=True)
+        found = await recall.similar_incidents(ASKER, f"{report}\nseen this?", report=report)
         assert [m.line for m in found] == [
             "root cause: the 14-day retention change on orders.v2 had no capacity check"
         ], embedded
     other = "search pods return 502s after the nginx ingress upgrade, tls handshakes time out"
-    assert await recall.similar_incidents(ASKER, f"{other}\nseen this?", report=True) == []
+    assert await recall.similar_incidents(ASKER, f"{other}\nseen this?", report=other) == []
+    # Said in one word of one message ("delayed"), a report is no incident said in parts.
+    delayed = "payment webhooks from stripe are delayed by 10 minutes, queue depth 40k"
+    assert await recall.similar_incidents(ASKER, f"{delayed}\nseen this?", report=delayed) == []
+
+
+async def test_a_report_is_never_matched_by_personal_notes_or_this_channels_own(
+    db: Database, redactor: Redactor, embedder: Embedder
+) -> None:
+    """Read together, an incident's messages exclude the asker's own channel's and personal
+    rows: neither may make an incident "seen before" in a shared post."""
+    from dataclasses import replace as replaced
+
+    from memory.recall.floor import FLOORS
+    from memory.recall.recall import _incidents_read_whole
+
+    said = [
+        (ALICE, "orders consumers are lagging: consumer group orders-fulfilment is 2.1M behind"),
+        (BOB, "broker kafka-3 is at 97% disk on /var/lib/kafka"),
+    ]
+    await _past_incident(db, redactor, embedder, said, status=None)
+    report = "payments-events consumer group is 800k behind and kafka-5 disk is at 94%"
+    hits = await Recall(db, embedder).recall(ASKER, report, k=10)
+    floors = (FLOORS["hybrid"], FLOORS["keyword"])
+    assert _incidents_read_whole(report, hits, {}, ASKER, floors)  # the two messages together
+    personal = [replaced(hits[0], scope="user"), *hits[1:]]
+    assert _incidents_read_whole(report, personal, {}, ASKER, floors) == {}
+    here = Requester("T1/UASK", "T1", channel_id="COLD")
+    assert _incidents_read_whole(report, hits, {}, here, floors) == {}
+
+
+async def test_a_report_read_together_needs_two_messages_and_half_its_words_numbers_aside(
+    db: Database, redactor: Redactor, embedder: Embedder
+) -> None:
+    """With a floor every incident passes, what decides is the reading itself: two messages
+    each saying a part, together half of the report's words, its readings (numbers) left out."""
+    from memory.recall.floor import FloorConfig
+    from memory.recall.recall import _incidents_read_whole
+
+    said = [
+        (ALICE, "consumer group orders-fulfilment is 2.1M behind"),
+        (BOB, "broker kafka-3 disk at 97%"),
+    ]
+    await _past_incident(db, redactor, embedder, said, status=None)
+    recall = Recall(db, embedder)
+    anything = FloorConfig(bias=30.0, w_sim=0.0, w_cov=0.0, w_rank=0.0, floor=0.0, ratio=0.0)
+    floors = (anything, anything)
+
+    async def read(report: str) -> set[str]:
+        hits = await recall.recall(ASKER, report, k=10)
+        return set(_incidents_read_whole(report, hits, {}, ASKER, floors))
+
+    assert await read("kafka-5 disk 94% 800k 12ms behind") == {"inc-1"}  # numbers: no words
+    never = FloorConfig(bias=-30.0, w_sim=0.0, w_cov=0.0, w_rank=0.0, floor=0.5, ratio=0.0)
+    report = "kafka-5 disk 94% 800k 12ms behind"
+    hits = await recall.recall(ASKER, report, k=10)
+    assert _incidents_read_whole(report, hits, {}, ASKER, (never, never)) == {}  # the floor
+    # One message says both words of "kafka disk": no report said in parts.
+    assert await read("kafka disk") == set()
+    # Two messages, one word each, of a report of six: not half of it.
+    assert await read("kafka behind, checkout cart payments tokens") == set()
