@@ -12,7 +12,8 @@ folds), never set by hand; `FLOORS` holds the fitted values for each search mode
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -67,26 +68,37 @@ class Features:
 
 
 def coverage(question: str, item_text: str) -> float:
-    """Share of the question's stems the item contains: the same stem, a long stem the other
-    begins (`text.prefix_meets`), or a compound on one side meeting its two words on the other
-    ("rollback" and "rolled back")."""
+    """Share of the question's stems the item contains (`said_of`)."""
     asked, asked_joined = _asked(question)
     if not asked:
         return 0.0
+    return len(said_of(asked, item_text, asked_joined)) / len(asked)
+
+
+def said_of(
+    asked: AbstractSet[str],
+    item_text: str,
+    asked_joined: Mapping[str, tuple[str, str]] | None = None,
+) -> set[str]:
+    """The `asked` stems the item says: the same stem, a long stem the other begins
+    (`text.prefix_meets`), or a compound on one side meeting its two words on the other
+    ("rollback" and "rolled back"); `asked_joined`: the compounds of the words asked, whose
+    particle the item must say with the same verb ("fail back")."""
     said = stems(item_text)
-    covered = asked & said
+    covered = set(asked & said)
     missing = asked - covered
+    pairs = joined_stems(item_text)
     if missing:
         heads = prefix_index(said)
         covered |= {
             a for a in missing if any(prefix_meets(a, o) for o in heads.get(a[:PREFIX_STEM], ()))
         }
-        covered |= missing & joined_stems(item_text).keys()
-        for compound, parts in asked_joined.items():
+        covered |= missing & pairs.keys()
+        for compound, parts in (asked_joined or {}).items():
             if compound in said:
                 covered |= asked & set(parts)
-    covered -= _particles_bound_elsewhere(asked_joined, item_text, said)
-    return len(covered) / len(asked)
+    covered -= _particles_bound_elsewhere(asked_joined or {}, pairs, said)
+    return covered
 
 
 #: Particles of phrasal verbs that are content words here ("fail back", "scale down").
@@ -97,7 +109,9 @@ _ANY_PARTICLE = _PARTICLES | {"over", "out", "up", "off"}
 
 
 def _particles_bound_elsewhere(
-    asked_joined: dict[str, tuple[str, str]], item_text: str, said: set[str]
+    asked_joined: Mapping[str, tuple[str, str]],
+    pairs: Mapping[str, tuple[str, str]],
+    said: set[str],
 ) -> set[str]:
     """The particles of the question's phrasal verbs ("did we fail back?") that the item says
     only with another word while it says the verb with another particle ("failed over …,
@@ -106,7 +120,6 @@ def _particles_bound_elsewhere(
     phrasal = {c: p for c, p in asked_joined.items() if p[1] in _PARTICLES and c not in said}
     if not phrasal:
         return set()
-    pairs = joined_stems(item_text)
     # A particle the item says in another phrase asked ("did we fail back and roll back?" vs
     # "rolled back the deploy") is covered by that phrase.
     said_phrases = {p for c, (_, p) in asked_joined.items() if c in pairs or c in said}

@@ -40,7 +40,7 @@ from memory.recall.earlier import (
     topic_words,
     without_pointer_back,
 )
-from memory.recall.floor import FLOORS, Features, FloorConfig, coverage
+from memory.recall.floor import FLOORS, Features, FloorConfig, coverage, said_of
 from memory.recall.keyword import KeywordConfig, keyword_candidates
 from memory.recall.open_items import MOST as OPEN_MOST
 from memory.recall.open_items import asks_open_items, done_keys
@@ -1447,7 +1447,7 @@ def _incidents_read_whole(
         if hit.scope == "user":
             continue
         said = f"{subjects.get(hit.id, '')} {hit.text}"
-        covered = frozenset(w for w in words if coverage(w, said) > 0)
+        covered = frozenset(said_of(words, said))
         grouped.setdefault(hit.incident_id, []).append((rank, hit, covered))
     out: dict[str, tuple[float, RecallItem]] = {}
     for incident_id, group in grouped.items():
