@@ -211,33 +211,25 @@ class Answering:
         # A roll-up is memory too: an answer that shows one never says memory had nothing.
         said = [s for s in sources if s.kind == "incident"]
         # Whether what the team did helped is in what it said; no runbook knows.
+        what_happened = asks_what_happened(q.text)
         memory_first = (
-            asks_what_happened(q.text)
-            or asks_outcome(q.text)
-            or _memory_covers_more(q.text, said, runbooks)
+            what_happened or asks_outcome(q.text) or _memory_covers_more(q.text, said, runbooks)
         )
         # "Any open action items?" asks for the team's own list: no runbook holds it.
         listed = asks_open_items(q.text) and any(
             s.label.startswith(KIND_NAMES["action"]) for s in said
         )
         memory_first = memory_first or listed
-        # Asked what the team said or did, with memory silent: a runbook shown instead must be
-        # about at least half of what is asked ("was there anything about a leaked token?" is
-        # not answered by a certificate runbook near "token").
+        # Beside memory's answer, a runbook that shares one word of the question ("orders"
+        # -> out-of-order timestamps), and none that memory's answer lacks, is noise. Asked what
+        # the team said or did, with memory silent, a runbook shown instead must be about at
+        # least half of what is asked ("was there anything about a leaked token?" is not
+        # answered by a certificate runbook near "token"). Either way the answer goes without.
         nothing_said = not said and not [s for s in sources if s.kind == "episode"]
-        if nothing_said and asks_what_happened(q.text) and not _about_half_of(q.text, runbooks):
-            sources = _budget([s for s in public if s.kind != "runbook"], budget)
-            actions = _proposals(sources, bodies, self.config.actions)
-            runbooks = []
-        if (
-            said
-            and memory_first
-            and runbooks
-            and (listed or _adds_nothing(q.text, said[0], runbooks))
+        if runbooks and (
+            (said and memory_first and (listed or _adds_nothing(q.text, said[0], runbooks)))
+            or (nothing_said and what_happened and not _about_half_of(q.text, runbooks))
         ):
-            # Beside memory's answer, a runbook that shares one word of the question ("orders"
-            # -> out-of-order timestamps), and none that memory's answer lacks, is noise: the
-            # answer is shown without it.
             sources = _budget([s for s in public if s.kind != "runbook"], budget)
             actions = _proposals(sources, bodies, self.config.actions)
             runbooks, said = [], [s for s in sources if s.kind == "incident"]
