@@ -29,10 +29,8 @@ _LABELS: tuple[tuple[StatementKind, str], ...] = (
     ("status", r"status(?:[ -]?update)?|update|resolved|mitigated"),
     ("correction", r"correction|scratch that|update to the above"),
 )
-_LABEL = re.compile(
-    r"^\s*[*_`]*(?P<label>" + "|".join(f"(?:{p})" for _, p in _LABELS) + r")[*_`]*\s*[:\-–—]\s*",
-    re.I,
-)
+_LABEL_WORDS = "|".join(f"(?:{p})" for _, p in _LABELS)
+_LABEL = re.compile(rf"^\s*[*_`]*(?P<label>{_LABEL_WORDS})[*_`]*\s*[:\-–—]\s*", re.I)
 
 # "AI-3: …" at the very start names an action item: it is one, whatever cue its words hold
 # ("pins the root CA instead of the intermediate" describes the fix, it corrects nothing). The
@@ -484,7 +482,7 @@ def classify(text: str, *, author: str | None = None) -> Statement:
         # "did the rollback help? fsync p99 now 12ms. yes": what it asks is no cue of what it
         # states (the answer to it, here, a plain report).
         stated = _without_questions(flat)
-        kind = next((k for k, pattern in _CUES if pattern.search(stated)), "note")
+        kind = _cue_kind(stated)
         later = _later_label(flat)
         if later is not None and _cue_kind(_without_questions(later[1])) == "note":
             # "Lag is back under 1k. Status: mitigated.": what comes before the label states
@@ -507,11 +505,7 @@ _SENTENCE_BREAK = re.compile(r"(?<=[.!?\n])\s+")
 
 #: A label opening a later sentence: its separator a colon or a spaced dash ("Fix-forward PR is
 #: up" and "Status-page updated" are words, not labels).
-_LATER_LABEL = re.compile(
-    r"^\s*[*_`]*(?P<label>" + "|".join(f"(?:{p})" for _, p in _LABELS) + r")[*_`]*"
-    r"\s*(?::|\s[\-–—])\s*",
-    re.I,
-)
+_LATER_LABEL = re.compile(rf"^\s*[*_`]*(?P<label>{_LABEL_WORDS})[*_`]*\s*(?::|\s[\-–—])\s*", re.I)
 
 
 def _later_label(text: str) -> tuple[StatementKind, str] | None:
