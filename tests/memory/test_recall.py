@@ -860,3 +860,24 @@ async def test_a_listing_keeps_every_item_above_the_floor_however_far_behind(
     assert len(await recall.relevant(asker, "expired cert")) == 1
     listed = await recall.relevant(asker, "expired cert", listing=True)
     assert 2 <= len(listed) <= FLOORS["hybrid"].most, [i.text for i in listed]
+
+
+async def test_a_personal_note_never_points_last_time_at_an_incident(db, redactor, embedder):
+    """The asker's own personal note says the question's words; the incident's shared messages
+    do not. With no item kept, a personal note is no pointer: what it names stays private, so
+    no shared answer is chosen by it."""
+    from dataclasses import replace as replaced
+
+    from memory.recall.floor import FLOORS
+
+    incidents, notes = Incidents(db, redactor=redactor), Notes(db, redactor, embedder)
+    inc = await incidents.open(ctx("C1"), title="api gw cert", channel_id="C1")
+    await notes.save(ctx("C1"), "root cause: IAM policy change removed route53 perms", "root_cause")
+    await notes.save(ctx(None, scope="user"), "renewal job failing since nov 3, I think")
+    await db.execute("UPDATE memory_notes SET incident_id = :i", {"i": inc.id})
+    await incidents.open(ctx("C2"), title="grpc tls", channel_id="C2")
+    owner = Requester.full_member("T1/U1", "T1", channel_id="C2")
+    strict = {mode: replaced(f, floor=0.999) for mode, f in FLOORS.items()}
+    recall = Recall(db, embedder, RecallConfig(floors=strict))
+    items = await recall.relevant(owner, "why did renewal fail last time")
+    assert not any(i.kind == "root_cause" for i in items), [i.text for i in items]
