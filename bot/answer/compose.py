@@ -776,11 +776,14 @@ def _about_most_of(question: str, runbooks: list[Source], *, at_least: int = 1) 
 
 
 def _about_half_of(question: str, runbooks: list[Source]) -> bool:
-    """Whether the runbook sections shown name at least half of the question's topic words
-    (a service or host name of the team's is in no runbook)."""
+    """Whether the top runbook's sections shown name at least half of the question's topic
+    words (a service or host name of the team's is in no runbook). A "see also" runbook is
+    not what answers: "memory-leak-oom" names the "leaked" of "a leaked token", and the
+    certificate runbook that would lead names neither word."""
+    top = [s for s in runbooks if not s.label.startswith(SEE_ALSO_LABEL)]
     asked = topic_words(question)
-    shown = _covered(asked, runbooks)
-    return bool(runbooks) and bool(shown) and 2 * len(shown) >= len(asked)
+    shown = _covered(asked, top)
+    return bool(top) and bool(shown) and 2 * len(shown) >= len(asked)
 
 
 def _words(text: str) -> set[str]:

@@ -535,3 +535,17 @@ async def test_a_terse_status_question_in_an_alert_thread_gets_no_runbook(
     assert (await answering.compose(asked)).of_kind("runbook") == []
     where = replace(asked, text="how do we fix it?")  # a procedure: the opening finds one
     assert (await answering.compose(where)).of_kind("runbook") != []
+
+
+def test_a_see_also_runbook_does_not_make_the_lead_one_about_the_question() -> None:
+    """ "Was there anything about a leaked token?" with memory silent: the certificate runbook
+    that would lead names neither word; the "see also" memory-leak runbook's "leak" does not
+    make the answer about the question. A lead runbook naming half of it does."""
+    from bot.answer.compose import _about_half_of
+
+    question = "was there anything about a leaked token?"
+    cert = Source("S1", "runbook", "certificate-expiry › Overview", "A TLS certificate expired.")
+    leak = Source("S2", "runbook", "see also memory-leak-oom › Diagnosis", "Confirm the OOM kill")
+    assert not _about_half_of(question, [cert, leak])
+    vault = Source("S1", "runbook", "vault-token-leak › Mitigation", "Revoke the token.")
+    assert _about_half_of(question, [vault, leak])
