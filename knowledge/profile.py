@@ -210,10 +210,26 @@ class QueryProfile:
         return cls(terms=terms, pairs=bigrams(seq), lead=lead, own_lead=own_lead)
 
 
+def compound_heads(words: Iterable[str], stems: frozenset[str]) -> dict[str, frozenset[str]]:
+    """For each of `stems` that stems a compound corpus word ("alertmanager": "alert" +
+    "manager", both corpus words), the stems of its first parts: a query's "alert" is not an
+    abbreviation of "alertmanager" as "config" is of "configuration"."""
+    vocab = frozenset(words)
+    heads: dict[str, set[str]] = {}
+    for w in vocab:
+        s = stem(w)
+        if s not in stems:
+            continue
+        for i in range(3, len(w) - 2):
+            if w[:i] in vocab and w[i:] in vocab:
+                heads.setdefault(s, set()).add(stem(w[:i]))
+    return {s: frozenset(h) for s, h in heads.items()}
+
+
 class TermStats:
     """Smoothed idf of every corpus term, plus each profile's title idf sum (computed once)."""
 
-    def __init__(self, profiles: Iterable[Profile]) -> None:
+    def __init__(self, profiles: Iterable[Profile], words: Iterable[str] = ()) -> None:
         docs = list(profiles)
         df: dict[str, int] = {}
         for p in docs:
@@ -227,6 +243,9 @@ class TermStats:
         for t in sorted(set().union(*(p.title for p in docs))):
             if len(t) >= PREFIX_MIN:
                 self._titles.setdefault(t[:PREFIX_MIN], []).append(t)
+        self._heads = compound_heads(
+            words, frozenset(t for ts in self._titles.values() for t in ts)
+        )
 
     def with_title_relatives(self, terms: frozenset[str]) -> frozenset[str]:
         """`terms` plus every title term prefix-related to one of them."""
@@ -235,7 +254,7 @@ class TermStats:
             for q in terms
             if len(q) >= PREFIX_MIN
             for t in self._titles.get(q[:PREFIX_MIN], ())
-            if prefix_related(q, t)
+            if prefix_related(q, t) and q not in self._heads.get(t, ())
         ]
         return terms.union(extra) if extra else terms
 

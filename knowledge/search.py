@@ -571,4 +571,4 @@ def _profiles(
     profiles = {rb.slug: profile(rb) for rb in chunked}
     names = RunbookNames((rb.slug, rb.title) for rb in chunked)
     vocabulary = Vocabulary(f.text for f in corpus.files.values())
-    return profiles, TermStats(profiles.values()), names, vocabulary
+    return profiles, TermStats(profiles.values(), vocabulary.words), names, vocabulary

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from knowledge.chunking import chunk_runbook
@@ -196,6 +197,25 @@ def test_a_title_abbreviation_matches_the_word_it_abbreviates() -> None:
     assert overlap(related, bad_config, stats, stats.query_weights(related)).title_cov == 2 / 3
     # The confidence feature still reads the lead's own words only.
     assert "config" in related.lead and related.own_lead == plain.lead
+
+
+def test_the_first_word_of_a_compound_title_word_is_not_its_abbreviation() -> None:
+    """ "What is the alert telling us?" about a Job: "alert" is not short for "Alertmanager" (alert
+    + manager, both corpus words), as "config" is short for "configuration"."""
+    runbooks = {
+        "alertmanager-failed-reload": "# AlertmanagerFailedReload\n\n## Meaning\nAlertmanager"
+        " could not reload its configuration; the alert manager keeps the old one.",
+        "prometheus-configuration-reload-failure": "# PrometheusConfigurationReloadFailure\n\n"
+        "## Meaning\nBad configuration.",
+    }
+    profiles = {slug: profile(chunk_runbook(slug, text)) for slug, text in runbooks.items()}
+    words = {w.lower() for text in runbooks.values() for w in re.findall(r"[A-Za-z]+", text)}
+    stats = TermStats(profiles.values(), words)
+    q = QueryProfile.of("What is the alert telling us about the config?", stats)
+    assert "alertma" not in q.terms
+    assert "configu" in q.terms  # an abbreviation still meets its word
+    # Without the corpus's words nothing tells a compound apart: the old reading.
+    assert "alertma" in QueryProfile.of("the alert", TermStats(profiles.values())).terms
 
 
 def test_prefix_relatives_need_a_real_shared_stem() -> None:

@@ -69,6 +69,11 @@ def test_what_a_question_contrasts_the_problem_with_is_not_read() -> None:
         "how do I find why the HPA is maxed out?"
     )
     assert without_contrasts("(not this)") == "(not this)"  # nothing would be left
+    # What it has not done ("running for two hours without failing") is not the problem.
+    assert words(without_contrasts("the job has run for 2h without failing. why?")) == (
+        "the job has run for 2h . why?"
+    )
+    assert without_contrasts("pods without limits") == "pods without limits"
 
 
 def test_a_contrast_drops_only_what_it_rules_out_never_the_problem_itself() -> None:
