@@ -484,8 +484,11 @@ def choose_sections(
 
     def key(row: Any) -> tuple[float, ...]:
         cid, path, text = row[0], json.loads(row[2]), row[5]
-        substantive = len(text.strip()) >= SUBSTANTIVE_CHARS and not only_links(text)
-        kind = section_kind(path, text)
+        links = only_links(text)
+        substantive = len(text.strip()) >= SUBSTANTIVE_CHARS and not links
+        # A list of links says where to go next, no kind: "[deployment-rollback](…)" under
+        # "Related" tells nobody to roll back.
+        kind = None if links else section_kind(path, text)
         wanted = intent is not None and kind == intent
         next_up = intent is not None and kind == FOLLOW_UP[intent] and len(path) <= 1
         relevance = max(

@@ -144,6 +144,9 @@ async def test_a_section_of_only_links_never_leads(
 
 The service's database connection pool has no free connections; requests wait and time out.
 
+## Diagnosis
+Check pg_stat_activity for sessions idle in transaction and which clients hold them.
+
 ## Mitigation
 Raise the pool size only after finding who holds the connections; kill idle transactions.
 
@@ -161,5 +164,11 @@ Raise the pool size only after finding who holds the connections; kill idle tran
         )
         assert not result.abstained
         assert result.hits[0].sections[0].heading != "Related", result.hits[0].sections
+        # Asked how to fix it, a link to the rollback runbook is no fix section: the
+        # diagnosis comes next.
+        asked = "how do we fix pool exhaustion?"
+        fix = await k.search(asked, limit=1, question=asked)
+        shown = [s.heading for s in fix.hits[0].sections]
+        assert shown[:2] == ["Mitigation", "Diagnosis"], shown
     finally:
         await db.close()
