@@ -483,7 +483,7 @@ def classify(text: str, *, author: str | None = None) -> Statement:
         # states (the answer to it, here, a plain report).
         stated = _without_questions(flat)
         kind = _cue_kind(stated)
-        later = _later_label(flat)
+        later = _later_label(flat) or _later_label(unmarked(_emoji_as_break(text)))
         if later is not None and _cue_kind(_without_questions(later[1])) == "note":
             # "Lag is back under 1k. Status: mitigated.": what comes before the label states
             # nothing itself, so the label says what the message states ("scratch that, not
@@ -506,6 +506,15 @@ _SENTENCE_BREAK = re.compile(r"(?<=[.!?\n])\s+")
 #: A label opening a later sentence: its separator a colon or a spaced dash ("Fix-forward PR is
 #: up" and "Status-page updated" are words, not labels).
 _LATER_LABEL = re.compile(rf"^\s*[*_`]*(?P<label>{_LABEL_WORDS})[*_`]*\s*(?::|\s[\-–—])\s*", re.I)
+
+
+def _emoji_as_break(text: str) -> str:
+    """`text` with each emoji between words read as the end of a sentence: chat writes
+    "500s gone :white_check_mark: status: mitigated" where prose has a full stop."""
+    return _EMOJI_BETWEEN.sub(". ", text)
+
+
+_EMOJI_BETWEEN = re.compile(rf"(?<=\w)\s*{_EMOJI.pattern}\s+(?=\w)")
 
 
 def _later_label(text: str) -> tuple[StatementKind, str] | None:

@@ -33,7 +33,10 @@ _KINDS: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = (
             r"|(?:on|last) \w+day|in the (?:last|previous) (?:incident|outage))\s*+)?+"
             r"(?:,\s*+do (?:we|you|they) know\s*+)?+\?*+\s*+$"
             # "RC?" (in capitals: "rc2", "RC-1", "the RC build" are a release candidate)
-            r"|(?-i:\bRC\b)(?![-\d]|\s+(?:build|cut|release|candidate|branch|tag|\d))",
+            r"|(?-i:\bRC\b)(?![-\d]|\s+(?:build|cut|release|candidate|branch|tag|\d))"
+            # "what's the rc?", "rc for the lag?": chat's lower case, asked as the question's
+            # last word or what it is of ("is the rc out?" asks about a release candidate)
+            r"|\b(?:the|what(?:'s|’s|s| is| was)) rc(?=\s*(?:\?|$|(?:for|of|on|here|then)\b))",
             re.I,
         ),
     ),

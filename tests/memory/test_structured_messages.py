@@ -196,7 +196,16 @@ def test_asking_to_hear_of_an_item_is_no_new_item() -> None:
 
 def test_shorthand_and_a_slip_of_the_keyboard_ask_for_the_kind_they_mean() -> None:
     assert asked_kinds("RC?") == ("root_cause",)
-    for candidate in ("what was the rc2 build?", "is RC-1 out yet?", "did the RC build pass?"):
+    # Chat's lower case asks it as the question's last word or what it is of.
+    for asked in ("what's the rc?", "whats the rc", "what is the rc for inc-601?"):
+        assert asked_kinds(asked) == ("root_cause",), asked
+    for candidate in (
+        "what was the rc2 build?",
+        "is RC-1 out yet?",
+        "did the RC build pass?",
+        "is the rc out?",
+        "what's the rc build number?",
+    ):
         assert "root_cause" not in asked_kinds(candidate), candidate  # a release candidate
     assert asked_kinds("what was the root casue of the etcd incident?") == ("root_cause",)
     assert topic_words("what was the root casue of the etcd incident?") == {"etcd"}
@@ -674,6 +683,9 @@ def test_a_list_item_signed_with_a_persons_name_is_their_action_item() -> None:
         # A label opening a later sentence says what the message states.
         ("Lag is back under 1k. Status: mitigated.", "status"),
         ("Found it. Root cause: the cert expired at 02:00.", "root_cause"),
+        # An emoji between words ends a sentence as a full stop does.
+        ("500s gone :white_check_mark: status: mitigated", "status"),
+        ("rollback done :tada: conns dropping", "mitigation"),
         # An item named by what it is, handed to someone mentioned, changes its owner.
         ("Handing the forecast alert over to @mia, I'm out from tomorrow.", "correction"),
         ("passing the traffic over to the eu cluster", "note"),
