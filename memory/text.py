@@ -95,6 +95,7 @@ ABBREVIATIONS = {
     "avg": "average",
     "cert": "certificate",
     "db": "database",
+    "pg": "postgres",
     "conn": "connection",
     "mem": "memory",
     "req": "request",
@@ -200,11 +201,16 @@ def joined_stems(text: str) -> dict[str, tuple[str, str]]:
     (roll, back), so a compound in one text meets the two words of the other. The second word
     may be a function word: the particle of a phrasal verb (back, over, up, down) usually is;
     the first may not, so "an other" is not "another"."""
-    return {
-        stem(stem(a) + b): (stem(a), stem(b))
-        for a, b in _PAIR.findall(text.lower())
-        if a not in STOP_WORDS
-    }
+    lowered = text.lower()
+    pairs = [*_PAIR.findall(lowered), *_SPLIT_PHRASAL.findall(lowered)]
+    return {stem(stem(a) + b): (stem(a), stem(b)) for a, b in pairs if a not in STOP_WORDS}
+
+
+#: A phrasal verb with its object between ("roll checkout-api back", "scale the pods down"):
+#: the verb, at most three words, then the particle, in one clause.
+_SPLIT_PHRASAL = re.compile(
+    r"\b([a-z]+)(?=(?:[\s-]+[a-z0-9_]+){1,3}[\s-]+(back|down|up|over|out|off)\b)"
+)
 
 
 #: Stems this long meet a stem they begin (config / configur, replic / replica, postgr /

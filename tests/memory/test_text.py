@@ -14,6 +14,10 @@ def test_a_compound_is_read_from_two_words_a_space_or_hyphen_apart_only() -> Non
     assert "rollback" in joined_stems("we rolled back")
     assert "rollback" in joined_stems("rolled-back release")
     assert joined_stems("we rolled. back then").keys().isdisjoint({"rollback"})
+    # A phrasal verb says its object between: "roll checkout-api back", "scale the pods down".
+    assert "rollback" in joined_stems("decision: roll checkout-api back to v7.2.4")
+    assert "scaledown" in joined_stems("scale the pods down")
+    assert "rollback" not in joined_stems("roll out the fix to eu-west, then go back")
 
 
 def test_a_cut_backs_off_to_a_whole_word_unless_the_space_is_too_early() -> None:
