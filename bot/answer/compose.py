@@ -27,6 +27,7 @@ from memory.episodes.statements import (
     strip_label,
     without_correction_cue,
 )
+from memory.recall.answer_type import holds, wanted
 from memory.recall.current import asks_current_state
 from memory.recall.earlier import asked_kinds, asks_what_happened, topic_words, without_frame
 from memory.recall.open_items import asks_open_items
@@ -355,10 +356,12 @@ class Answering:
         said = asks_what_happened(q.text)
         if said and _SAID_ONLY & set(asked_kinds(q.text)):
             return []  # "whats the status": where it stands is what the team said, even terse
+        if said and (not topic_words(q.text) or _asks_who_or_where(q.text)):
+            # "what did we decide?", "what's the rc?" under an alert ask what the team said,
+            # however near the alert is to a runbook
+            return []
         if vague and opening:
             return await self._runbook_answer(f"{opening}\n{q.text}", q.text)
-        if said and (not topic_words(q.text) or _asks_who_or_where(q.text)):
-            return []
         own = without_frame(q.text) if said else q.text
         found = await self._runbook_answer(own, q.text)
         if found or not opening or said:
@@ -403,9 +406,10 @@ _SAID_ONLY = frozenset({"action", "status"})
 _WHO = re.compile(r"^\W*who\b", re.I)
 
 
-#: "when was the dns incident resolved?", "what time did we roll back?": when it happened.
+#: "when was the dns incident resolved?", "what time did we roll back?": when it happened;
+#: "how long were we down last time?": how long it lasted.
 _WHEN_PAST = re.compile(
-    r"^\W*(?:when|(?:at )?what time|how long ago)\s+(?:was|were|did|had|has|have)\b", re.I
+    r"^\W*(?:when|(?:at )?what time|how long(?: ago)?)\s+(?:was|were|did|had|has|have)\b", re.I
 )
 
 
@@ -874,16 +878,27 @@ def _answering_sentence(text: str, question: str, limit: int = 280) -> str:
     # "What did we do about the broker disk?" is answered by the sentence that says what was
     # done ("I set retention.ms to 3 days"), not the one that shares "disk" with it.
     kinds = asked_kinds(question) if question else ()
+    # Of sentences that share as many of its words, "how long were we down?" is answered by
+    # the one that says a span ("~37 min of errors"), not the one before it ("resolved.").
+    answer_type = wanted(question) if question else None
+    typed = answer_type if answer_type in _TYPED_BY_SENTENCE else None
     best = max(
         stating,
         key=lambda i: (
             bool(kinds) and classify(sentences[i]).kind in kinds,
             len(asked & stems(sentences[i])),
+            typed is not None and holds(typed, sentences[i], ()),
             -i,
         ),
     )
     sentence = runbook_text.lead(sentences[best], limit)  # a long sentence is cut at a word
     return sentence if best == 0 else f"… {sentence}"
+
+
+#: Answer types one sentence shows it holds: a span ("~37 min"). A clock time or a number is
+#: as often part of the story as the answer ("which did we try first?"), and "why" and "who"
+#: are read from the whole message.
+_TYPED_BY_SENTENCE = frozenset({"duration"})
 
 
 #: How much of a roll-up's title its label shows.

@@ -82,6 +82,11 @@ class AskedIn:
     opening: str | None = None
 
 
+#: Every kind a thread message is stored as (`memory.episodes.statements`), plain talk too.
+EVERY_KIND = ("root_cause", "decision", "action", "mitigation", "status", "correction", "note")
+#: Statements shown from the incident "last time" points at.
+LAST_TIME_MOST = 2
+
 #: Where an item may be said to be done: an action's own update, a status, a fix, plain talk.
 DONE_KINDS = ("action", "status", "correction", "mitigation", "note")
 
@@ -626,12 +631,26 @@ class Recall:
                 (r for r in rows if r["kind"] == "status" and int(r["id"]) > int(newest["id"])),
                 None,
             )
+            # A change still to be made on it ("bo to switch pgbouncer to transaction pooling")
+            # says it is not done yet: it follows the report, before the incident's status.
+            pending = (
+                lead
+                if lead is not None
+                and lead.kind in _TO_BE_DONE
+                and names_subject(lead.text, subject, known=known)
+                else None
+            )
             score, relevance = (lead.score, lead.relevance) if lead is not None else (1.0, 0.0)
             led = [
-                replace(_item(r, parse_iso(r["created_at"]), score), relevance=relevance)
-                for r in (newest, status)
-                if r is not None
+                replace(_item(newest, parse_iso(newest["created_at"]), score), relevance=relevance)
             ]
+            led += [pending] if pending is not None else []
+            if status is not None:
+                led.append(
+                    replace(
+                        _item(status, parse_iso(status["created_at"]), score), relevance=relevance
+                    )
+                )
             return _leading(led, items)
         return items
 
@@ -1151,6 +1170,19 @@ class Recall:
         with what the incident decided and did so far."""
         ranked = await self.recall(requester, query, k=SIMILAR_CANDIDATES)
         items = await self.relevant(requester, query, ranked=ranked, thread=thread)
+        if (
+            thread is not None
+            and thread.opening
+            and about_an_earlier_incident(query)
+            and (
+                not topic_words(query)
+                or not any(it.incident_id and it.channel_id != requester.channel_id for it in items)
+            )
+        ):
+            answered, past = await self._last_time(requester, query, thread)
+            if answered:
+                # The incident "last time" was read as is a similar one, said as such.
+                return answered, past
         if asks_fix:
             # An alert an app posted says what fired, never how it was fixed: "how do I fix CPU
             # throttling?" is not answered by last week's CPUThrottlingHigh (similar incidents
@@ -1164,7 +1196,9 @@ class Recall:
             if not items and asks_plan:
                 items = await self._this_incidents(requester, CURRENT_PLAN, thread=thread)
             about = f"{thread.opening}\n{query}"
-            found = await self.similar_incidents(requester, about, similar, report=thread.opening)
+            found = await self.similar_incidents(
+                requester, about, similar, report=thread.opening, thread=thread
+            )
             return items, found
         return items, await self.similar_incidents(requester, query, similar, ranked=ranked)
 
@@ -1207,6 +1241,34 @@ class Recall:
                 fallback = shared[:most]
         return await self._as_items(requester, fallback) if fallback else []
 
+    async def _last_time(
+        self, requester: Requester, query: str, thread: AskedIn
+    ) -> tuple[list[RecallItem], list[IncidentMatch]]:
+        """ "How long were we down last time?", "what fixed it last time?" under a report: "last
+        time" is the latest incident like the one the thread reports (its messages read
+        together, as for "seen this before?"), whatever the question's own words. Its
+        statements of the kind asked, the one that says how long when a span is asked, else
+        what answers the question there."""
+        report = thread.opening or ""
+        past = await self.similar_incidents(requester, report, 1, report=report, thread=thread)
+        if not past:
+            return [], []
+        incident_id = past[0].incident.id
+        kinds = asked_kinds(query)
+        if kinds or wanted(query) == "duration":
+            rows = await note_store.incident_statements(
+                self._db, requester, incident_id, kinds=kinds or EVERY_KIND
+            )
+            shared = [r for r in rows if r["scope"] != "user"]
+            if not kinds:
+                # How long the incident lasted is what its status says ("resolved. ~37 min of
+                # errors"); a span in a side remark ("dashboards lagged 2 min") is of something else.
+                spans = [r for r in shared if says_a_span(str(r["text"]))]
+                shared = sorted(spans, key=lambda r: r["kind"] != "status")[:1]
+            return await self._as_items(requester, shared[:LAST_TIME_MOST]), past
+        asked = without_pointer_back(query)
+        return await self.relevant(requester, asked, incident=incident_id), past
+
     async def _as_items(self, requester: Requester, rows: list[Row]) -> list[RecallItem]:
         found = [_item(r, parse_iso(r["created_at"]), 1.0) for r in rows]
         return await self._with_corrections(requester, found)
@@ -1219,11 +1281,12 @@ class Recall:
         *,
         ranked: list[RecallItem] | None = None,
         report: str | None = None,
+        thread: AskedIn | None = None,
     ) -> list[IncidentMatch]:
         """Past incidents whose visible notes answer `text`, excluding this channel's own.
         `report`: what the thread asked in reports ("seen this before?" under it), matched by
         an incident's messages together as well (`_incidents_read_whole`); a question is
-        answered by one message.
+        answered by one message. `thread`: the thread asked in, whose opening is no match.
 
         Candidates come from the same ranking as recall (over every incident the requester may
         see); a past incident counts only when one of its notes passes the relevance floor, so
@@ -1240,6 +1303,10 @@ class Recall:
         mode = self._config.mode if self._embedder is not None else "keyword"
         floor = self._config.floors.get(mode)
         by_incident: dict[str, tuple[float, RecallItem]] = {}
+        if thread is not None:
+            # The thread's own report, searched for with its own words, ranks first on them:
+            # no evidence of anything, it must not push every past incident's messages down.
+            hits = [hit for hit in hits if not _opens(hit, requester, thread)]
         subjects = await self.subjects(requester, hits)
         for rank, hit in enumerate(hits):
             # Similar incidents are shown where others read them: never from personal memory.
@@ -1474,8 +1541,17 @@ def _incidents_read_whole(
 
 
 def _kind_words(kind: str) -> str:
-    """What a note's kind says about it in words ("root cause"); plain notes say nothing."""
-    return "" if kind == "note" else kind.replace("_", " ")
+    """What a note's kind says about it in words, as questions ask for it ("root cause", "rc";
+    "who owns …" asks for an action item, which names its owner); plain notes say nothing."""
+    return _KIND_WORDS.get(kind, kind.replace("_", " "))
+
+
+_KIND_WORDS = {
+    "note": "",
+    "root_cause": "root cause rc",
+    "decision": "decision decided",
+    "action": "action item owner owns owned follow up",
+}
 
 
 def _opens(item: RecallItem, requester: Requester, thread: AskedIn) -> bool:

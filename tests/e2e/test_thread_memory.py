@@ -1096,3 +1096,87 @@ async def test_seen_this_before_under_a_long_report_finds_the_incident_that_said
     lead = answer.text.splitlines()[0]
     assert lead.startswith("Seen before: inc-42 "), answer.text
     assert lead.endswith("the 14-day retention change on orders.v2 had no capacity check"), lead
+
+
+async def _a_report_after_two_incidents(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> tuple[str, str]:
+    """A postgres-connections incident, then a later, unrelated DNS one, then a new incident
+    whose thread reports what the first did: (its channel, its report's ts)."""
+    said = [
+        (BOB, "checkout pods log FATAL: sorry, too many clients already from pg-main"),
+        (ALICE, "rollback of checkout-api to v7.2.4 done, connections dropping 480 -> 210"),
+        (ALICE, "resolved. ~37 min of checkout errors (12:53-13:30)"),
+        (BOB, "side note: the grafana pg dashboard lagged 2 min behind all along"),
+    ]
+    await _thread(driver, slack, said)
+    slack.workspace.add_channel("C0INC61", "inc-61-coredns", members=[ALICE, BOB, BOSS])
+    dns = await driver.say("C0INC61", BOB, "internal dns lookups time out for svc.cluster.local")
+    await driver.say("C0INC61", ALICE, "restarted coredns, lookups ok again", thread_ts=dns.ts)
+    await driver.say("C0INC61", ALICE, "resolved, dns was out for 12 min", thread_ts=dns.ts)
+    slack.workspace.add_channel("C0INC62", "inc-62-cart", members=[ALICE, BOB, BOSS])
+    root = await driver.say("C0INC62", BOB, "cart-svc 500s, postgres says too many clients already")
+    assert root.ts is not None
+    await finished(bot, answers=0, captured=len(said) + 4)
+    await Jobs(bot.deps, bot.app.client, team_id=TEAM).index_vectors()
+    return "C0INC62", root.ts
+
+
+async def _asked_under(
+    driver: SlackDriver, slack: FakeSlack, channel: str, root: str, question: str
+) -> Any:
+    before = len(slack.workspace.bot_messages(channel, root))
+    await driver.mention(channel, BOSS, question, thread_ts=root)
+    return (await eventually(lambda: slack.workspace.bot_messages(channel, root)[before:]))[-1]
+
+
+async def test_last_time_under_a_report_is_the_incident_like_it_not_the_latest_one(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """Under "cart-svc 500s, postgres says too many clients already", "what fixed it last time?"
+    and "how long were we down last time?" name nothing of their own: "last time" is the
+    incident like this one (the connections one), not the latest (the DNS one). How long is what
+    its status said, not a side remark's "2 min"; no runbook stands beside either answer."""
+    channel, root = await _a_report_after_two_incidents(bot, driver, slack)
+    fixed = await _asked_under(driver, slack, channel, root, "what fixed it last time?")
+    lead = fixed.text.splitlines()[0]
+    assert lead.startswith("Memory says") and "rollback of checkout-api" in lead, fixed.text
+    assert "coredns" not in fixed.text
+    took = await _asked_under(driver, slack, channel, root, "how long were we down last time?")
+    lead = took.text.splitlines()[0]
+    assert lead.startswith("Memory says") and "~37 min of checkout errors" in lead, took.text
+    assert "2 min behind" not in took.text and "12 min" not in took.text
+    assert "*Runbooks*" not in json.dumps(took.blocks), took.blocks
+    # The incident it answered from is said to be like this one, never "nothing similar".
+    for said in (fixed, took):
+        assert messages.NOTHING_SIMILAR not in json.dumps(said.blocks), said.blocks
+
+
+async def test_what_the_team_decided_under_an_alert_gets_no_runbook_and_the_rc_is_the_root_cause(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """ "what did we decide?" and "what's the rc?" under a report ask what was said here: the
+    runbook the report is near is no part of the answer; lower-case "rc" asks for the root
+    cause, and "who owns the pgbouncer change?" is the action item that names it."""
+    report = await driver.say(INCIDENT, ALICE, "checkout p99 latency is at 4s since 10:02")
+    root = report.ts
+    assert root is not None
+    for user, text in [
+        (BOB, "decision: roll checkout back to v41, leave the db pool size alone"),
+        (ALICE, "rc: 32 workers x 12 pods x pool of 2 = 768 conns vs max_connections 500"),
+        (BOB, "AI: bob to switch pgbouncer to transaction pooling"),
+    ]:
+        await driver.say(INCIDENT, user, text, thread_ts=root)
+    await finished(bot, answers=0, captured=4)
+    # The report is near a runbook: a question that names nothing is read with it.
+    near = await _asked_under(driver, slack, INCIDENT, root, "next steps?")
+    assert "checkout-latency ›" in near.text, near.text
+    decided = await _asked_under(driver, slack, INCIDENT, root, "what did we decide?")
+    assert decided.text.startswith("Memory says") and "roll checkout back" in decided.text
+    assert "*Runbooks*" not in json.dumps(decided.blocks), decided.blocks
+    rc = await _asked_under(driver, slack, INCIDENT, root, "what's the rc?")
+    assert rc.text.startswith("Memory says") and "root cause" in rc.text.splitlines()[0], rc.text
+    assert "768 conns" in rc.text.splitlines()[0]
+    owner = await _asked_under(driver, slack, INCIDENT, root, "who owns the pgbouncer change?")
+    lead = owner.text.splitlines()[0]
+    assert lead.startswith("Memory says") and "switch pgbouncer" in lead, owner.text

@@ -10,6 +10,7 @@ from memory.recall.current import asks_current_state, names_subject, state_subje
 from memory.recall.recall import Recall
 from memory.scopes import Requester
 from memory.store import notes as note_store
+from memory.text import stems
 from tests.memory.contexts import ctx, incident_channel, store_returning_personal_rows
 
 FIRST = "looking. lag climbing since ~09:40, consumer pods are up but processing 20 msg/s"
@@ -30,6 +31,8 @@ RESOLVED = "status: resolved 10:31."
         "still seeing 502s?",
         "any 502s still?",
         "is grafana down?",
+        "is pgbouncer in transaction mode now?",  # how it stands now, whatever it is said to be
+        "are the replicas on v7.2.4 yet?",
     ],
 )
 def test_questions_that_ask_whether_a_thing_still_holds(question: str) -> None:
@@ -56,6 +59,9 @@ def test_questions_that_ask_no_current_state(question: str) -> None:
 
 def test_the_subject_leaves_out_the_words_that_ask_for_the_state() -> None:
     assert state_subject("is the lag gone?") == {"lag"}
+    assert state_subject("is pgbouncer in transaction mode now?") == stems(
+        "pgbouncer transaction mode"
+    )
     assert "502" in "".join(state_subject("are we still seeing 502s on checkout?"))
 
 
@@ -90,6 +96,20 @@ async def test_the_newest_word_on_the_subject_leads_then_a_later_status(
     recall = await _channel(db, redactor, embedder, DAY)
     items = await recall.relevant(ASKER, "is the lag gone?")
     assert [i.text for i in items[:2]] == [ZERO, RESOLVED]
+
+
+async def test_a_change_still_to_be_made_on_the_subject_follows_the_newest_word_on_it(
+    db, redactor, embedder
+) -> None:
+    """ "Is pgbouncer in transaction mode now?": the last report on it ("pool_mode=session")
+    leads, and the action item to switch it, which says it is not done yet, comes next (not
+    the incident's status, which says nothing of pgbouncer)."""
+    report = "pg-main at 500/500 conns, pgbouncer pool_mode=session on the new deploy"
+    pending = "AI: bob to switch pgbouncer to transaction pooling"
+    lines = [(report, "note"), (pending, "action"), ("status: resolved 13:30", "status")]
+    recall = await _channel(db, redactor, embedder, lines, title="checkout pg conns")
+    items = await recall.relevant(ASKER, "is pgbouncer in transaction mode now?")
+    assert [i.text for i in items[:2]] == [report, pending]
 
 
 async def test_without_the_state_question_the_first_report_may_lead(db, redactor, embedder) -> None:

@@ -645,3 +645,24 @@ async def test_when_did_we_fail_over_last_time_is_answered_from_the_earlier_inci
     later = Requester.full_member("T1/UASK", "T1", channel_id="C2")
     items = await recall.relevant(later, "when did we fail over last time?")
     assert items and items[0].text == "failed over to redis-sess-b at 10:22, writes back"
+
+
+def test_a_question_asking_for_a_kind_of_statement_is_answered_in_part_by_its_kind() -> None:
+    """ "Who owns the pgbouncer change?" asks for an action item: one covers its "owns" (an
+    action names its owner) where the same words said as plain talk do not; "what's the rc?"
+    asks for a root cause."""
+    from datetime import UTC, datetime
+
+    from memory.recall.recall import RecallItem, features
+
+    def item(kind: str, text: str) -> RecallItem:
+        return RecallItem(1, kind, text, "channel", None, "C1", "T1/U1", datetime.now(UTC),
+                          None, 1.0)  # fmt: skip
+
+    said = "bo to switch pgbouncer to transaction pooling"
+    asked = "who owns the pgbouncer change?"
+    assert features(asked, item("action", said), 0).coverage == 2 / 3
+    assert features(asked, item("note", said), 0).coverage == 1 / 3
+    rc = "32 workers x 12 pods wanted 768 conns"
+    assert features("what's the rc?", item("root_cause", rc), 0).coverage == 1.0
+    assert features("what's the rc?", item("note", rc), 0).coverage == 0.0

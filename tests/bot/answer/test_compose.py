@@ -23,6 +23,7 @@ from bot.answer.compose import (
     Source,
     ThreadKey,
     _adds_nothing,
+    _asks_who_or_where,
     _budget,
     _handover_said,
     _proposals,
@@ -549,3 +550,11 @@ def test_a_see_also_runbook_does_not_make_the_lead_one_about_the_question() -> N
     assert not _about_half_of(question, [cert, leak])
     vault = Source("S1", "runbook", "vault-token-leak › Mitigation", "Revoke the token.")
     assert _about_half_of(question, [vault, leak])
+
+
+def test_how_long_something_lasted_is_asked_of_what_was_said_not_of_a_runbook() -> None:
+    """ "How long were we down last time?" asks what the team said, as "when was it resolved?"
+    does; "how long does a failover take?" asks how a procedure goes."""
+    assert _asks_who_or_where("how long were we down last time?")
+    assert _asks_who_or_where("how long ago did we roll back?")
+    assert not _asks_who_or_where("how long does a failover take?")
