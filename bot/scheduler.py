@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -28,7 +28,8 @@ from memory.incidents import STATUSES
 if TYPE_CHECKING:
     from bot.deps import Deps
     from bot.guarded.requests import Request
-    from memory.episodes.digest import Digest
+    from memory.episodes.digest import Digest, DigestIncident
+    from memory.episodes.model import Episode
 
 log = logging.getLogger("opsmemory.scheduler")
 ROLLUP_EVERY = timedelta(minutes=5)
@@ -162,6 +163,23 @@ def _digest_action(action: str) -> str:
     return f"{render.one_line(item, 140)} → done" if done else render.one_line(action, 160)
 
 
+def _severities_said(episodes: Sequence[Episode]) -> dict[str, str]:
+    """The severity each incident's threads said last ("sev1"), by incident id."""
+    said: dict[str, str] = {}
+    for e in episodes:  # oldest first: a later thread's word wins
+        if e.incident_id is not None and (severity := e.sections.get("severity")):
+            said[e.incident_id] = severity[-1]
+    return said
+
+
+def _severity(incident: DigestIncident, said: str | None) -> str:
+    """The incident's severity as set; for one registered from its channel's name (whose
+    severity nobody chose) the one its thread said, marked so, or that none is set."""
+    if incident.severity_set:
+        return incident.severity
+    return f"{said} (said in the thread)" if said else "severity not set"
+
+
 #: A thread's status line that says where the incident stands ("resolved 10:31", "mitigated").
 _THREAD_STATE = re.compile(r"^\W*(resolved|mitigated)\b", re.I)
 
@@ -187,9 +205,10 @@ def digest_parts(d: Digest) -> list[str]:
     line = render.one_line
     blocks: dict[str, _Report] = {}
     loose: list[str] = []
+    severities = _severities_said(d.episodes)
     for i in d.incidents_opened + d.incidents_resolved + d.incidents_active:
         state = f"resolved {i.resolved_at:%d %b %H:%M} UTC" if i.resolved_at else i.status
-        head = f"*{i.id}* {line(i.title, 200)} · {i.severity} · {state}"
+        head = f"*{i.id}* {line(i.title, 200)} · {_severity(i, severities.get(i.id))} · {state}"
         blocks.setdefault(
             i.id, _Report(head, marked_resolved=i.resolved_at is not None, recorded=i.status)
         )

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from memory.clock import iso, parse_iso
 from memory.episodes.model import Episode, row_to_episode
+from memory.incidents import SYSTEM_SUBJECT
 from memory.scopes import Requester
 from memory.store import digest as store
 
@@ -31,6 +32,9 @@ class DigestIncident:
     channel_id: str
     opened_at: datetime
     resolved_at: datetime | None
+    # False for an incident registered from its channel's name: its severity is the default
+    # nobody chose, so the digest shows what the thread said instead.
+    severity_set: bool = True
 
 
 @dataclass(frozen=True)
@@ -68,6 +72,7 @@ def _incident(row: Row) -> DigestIncident:
         channel_id=row["channel_id"],
         opened_at=parse_iso(row["opened_at"]),
         resolved_at=None if row["resolved_at"] is None else parse_iso(row["resolved_at"]),
+        severity_set=row["owner_subject_id"] != SYSTEM_SUBJECT,
     )
 
 

@@ -134,9 +134,12 @@ def summarise(messages: Sequence[Line], names: Mapping[str, str] | None = None) 
     root_cause: str | None = None
     status: str | None = None
     said_before: list[Statement] = []  # every statement so far: what a correction may be about
+    severity: str | None = None  # the last severity people said ("sev1, opening bridge")
     for message in messages:
         if is_app_subject(message.author_subject_id):
             continue  # an alert states no decision, fix or status: what happened at most
+        for found in SEVERITY_SAID.finditer(message.text):
+            severity = f"sev{found.group(1)}"
         author = names.get(message.author_subject_id)
         for sentence in _sentences(message.text):
             if not sentence.strip():
@@ -204,6 +207,8 @@ def summarise(messages: Sequence[Line], names: Mapping[str, str] | None = None) 
         sections["root_causes"] = [root_cause]
     if status:
         sections["status"] = [status]
+    if severity:
+        sections["severity"] = [severity]
     return Summary(
         title=title or "Thread",
         first_report=first_report,
@@ -217,6 +222,9 @@ def summarise(messages: Sequence[Line], names: Mapping[str, str] | None = None) 
         participant_names=shown,
     )
 
+
+#: A severity as people say it in a thread ("sev1, opening bridge", "SEV-2", "sev 2").
+SEVERITY_SAID = re.compile(r"\bsev[ -]?([1-5])\b", re.I)
 
 #: Kinds a done report adds nothing to beyond the item it closes.
 _DONE_ONLY = ("action", "note", "correction")

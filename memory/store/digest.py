@@ -19,14 +19,16 @@ IncidentTime = Literal["opened_at", "resolved_at"]
 _INCIDENT_TIMES: tuple[str, ...] = ("opened_at", "resolved_at")
 
 _INCIDENTS = """
-SELECT i.id, i.title, i.severity, i.status, i.channel_id, i.opened_at, i.resolved_at
+SELECT i.id, i.title, i.severity, i.status, i.channel_id, i.opened_at, i.resolved_at,
+       i.owner_subject_id
 FROM memory_incidents AS i
 WHERE i.team_id = :team AND i.{column} >= :since AND i.{column} < :until AND {vis}
 ORDER BY i.{column} LIMIT :cap
 """
 
 _INCIDENTS_NAMED = """
-SELECT i.id, i.title, i.severity, i.status, i.channel_id, i.opened_at, i.resolved_at
+SELECT i.id, i.title, i.severity, i.status, i.channel_id, i.opened_at, i.resolved_at,
+       i.owner_subject_id
 FROM memory_incidents AS i
 WHERE i.team_id = :team AND i.id IN ({ids}) AND {vis}
 ORDER BY i.opened_at LIMIT :cap

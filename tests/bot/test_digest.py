@@ -106,3 +106,21 @@ def test_open_items_come_first_and_a_done_one_keeps_its_done_mark() -> None:
         p for p in digest_parts(Digest("T1", NOW, NOW, [], [], [episode], [])) if "inc-1" in p
     ]
     assert part.rstrip().endswith("→ done") and "tom: AI-1 document the pool" in part
+
+
+def test_an_incident_registered_from_its_channel_shows_the_severity_its_thread_said() -> None:
+    """#inc-601-checkout-pg-conns was never declared: its "sev3" was a default nobody chose,
+    while the thread said "sev1, opening bridge". The digest shows what the thread said, marked
+    so; with nothing said, that none is set. A declared incident keeps the severity it was
+    given, whatever its thread says."""
+    from dataclasses import replace
+
+    recognised = replace(_incident(1), severity="sev3", severity_set=False)
+    said = _episode(1, "inc-1", "pool exhausted")
+    said.sections["severity"] = ["sev1"]
+    (part,) = digest_parts(Digest("T1", NOW, NOW, [recognised], [], [said], []))[1:]
+    assert part.startswith("• *inc-1* checkout outage 1 · sev1 (said in the thread) · open"), part
+    (quiet,) = digest_parts(Digest("T1", NOW, NOW, [recognised], [], [], []))[1:]
+    assert "· severity not set ·" in quiet and "sev3" not in quiet
+    (declared,) = digest_parts(Digest("T1", NOW, NOW, [_incident(1)], [], [said], []))[1:]
+    assert declared.startswith("• *inc-1* checkout outage 1 · sev2 · open"), declared

@@ -161,6 +161,28 @@ async def test_a_thread_rolls_up_into_an_episode_a_person_would_write_and_the_di
     assert digest.count("roll back checkout to v41") == 1  # one incident, one block, said once
 
 
+async def test_a_channel_nobody_declared_shows_the_severity_its_thread_said_in_the_digest(
+    start_bot: Callable[..., Any], slack: FakeSlack
+) -> None:
+    """#inc-77-cart-500s is registered from its name, its severity chosen by nobody: the digest
+    says "sev1 (said in the thread)", not the default it was stored with."""
+    bot = await start_bot(digest_channel=GENERAL)
+    slack.workspace.add_channel("C0INC77", "inc-77-cart-500s", members=[ALICE, BOB])
+    async with SlackDriver(f"http://127.0.0.1:{bot.port}/slack/events", SECRET, slack) as d:
+        root = await d.say("C0INC77", ALICE, "cart-svc 500s, too many clients on pg-main")
+        assert root.ts
+        await d.say(
+            "C0INC77", BOB, "sev1, opening a bridge. status: investigating", thread_ts=root.ts
+        )
+        await d.say("C0INC77", ALICE, "status: mitigated after the rollback", thread_ts=root.ts)
+    await finished(bot, answers=0, captured=3)
+    jobs = Jobs(bot.deps, bot.app.client, team_id=TEAM)
+    assert await jobs.roll_up_threads() >= 1
+    assert await jobs.post_digest() is True
+    head = slack.workspace.bot_messages(GENERAL)[0].text.splitlines()[1]
+    assert re.fullmatch(r"• \*inc-77\* cart 500s · sev1 \(said in the thread\) · open", head), head
+
+
 async def test_no_similar_past_incident_is_said_plainly(
     bot: Runtime, driver: SlackDriver, slack: FakeSlack
 ) -> None:

@@ -453,3 +453,9 @@ def test_items_signed_with_their_owners_under_a_heading_are_each_an_action() -> 
         "olu: alert on archive_command failures > 5m — @olu",
         "raj: key rotation runbook must include wal-g secret — @raj",
     ]
+
+
+def test_the_last_severity_people_said_is_kept_for_the_digest() -> None:
+    said = summarise(_thread("cart 500s", "sev2 for now", "upgrading to SEV-1, opening a bridge"))
+    assert said.sections["severity"] == ["sev1"]
+    assert "severity" not in summarise(_thread("cart 500s", "rolled back")).sections
