@@ -780,14 +780,18 @@ def _about_most_of(question: str, runbooks: list[Source], *, at_least: int = 1) 
 
 
 def _about_half_of(question: str, runbooks: list[Source]) -> bool:
-    """Whether the top runbook's sections shown name at least half of the question's topic
-    words (a service or host name of the team's is in no runbook). A "see also" runbook is
-    not what answers: "memory-leak-oom" names the "leaked" of "a leaked token", and the
+    """Whether the top runbook's sections shown name most of the question's topic words, or
+    at least two and half of them (a service or host name of the team's is in no runbook). A
+    "see also" runbook is not what answers: "memory-leak-oom" names the "leaked" of "a leaked token", and the
     certificate runbook that would lead names neither word."""
     top = [s for s in runbooks if not s.label.startswith(SEE_ALSO_LABEL)]
     asked = topic_words(question)
     shown = _covered(asked, top)
-    return bool(top) and bool(shown) and 2 * len(shown) >= len(asked)
+    # One word in common is too little to tell ("the checkout logouts" and an elevated-errors
+    # runbook whose symptoms name checkout), unless it is most of what is asked.
+    return bool(top) and (
+        2 * len(shown) > len(asked) or (len(shown) >= 2 and 2 * len(shown) >= len(asked))
+    )
 
 
 def _words(text: str) -> set[str]:
