@@ -402,9 +402,16 @@ class Recall:
                     chosen.append(best)
                 lead = lead or ranked[best].channel_id
         # "Follow-ups:" heads the items under it, and answers nothing itself.
+        # Of the kept items, the one that says all of what is asked leads one that says only
+        # part of it ("did we fail back?": "failed back to redis-sess-a" over "failed over …,
+        # writes back"), however search ranked them.
+        asked_of = {
+            i: features(query, ranked[i], i, subjects.get(ranked[i].id, "")).coverage
+            for i in chosen
+        }
         kept = [
             replace(ranked[i], relevance=probabilities[i])
-            for i in sorted(chosen)
+            for i in sorted(chosen, key=lambda i: (asked_of[i] < 1.0, i))
             if not is_heading(ranked[i].text)
         ]
         if wanted(query) == "duration":  # the item that says how long leads the kept ones

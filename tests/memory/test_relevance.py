@@ -666,3 +666,17 @@ def test_a_question_asking_for_a_kind_of_statement_is_answered_in_part_by_its_ki
     rc = "32 workers x 12 pods wanted 768 conns"
     assert features("what's the rc?", item("root_cause", rc), 0).coverage == 1.0
     assert features("what's the rc?", item("note", rc), 0).coverage == 0.0
+
+
+async def test_of_the_kept_items_the_one_that_says_all_that_is_asked_leads(
+    db, redactor, embedder
+) -> None:
+    """ "Did we fail back?": "failed back to redis-sess-a" says it; "failed over …, writes back"
+    only shares its words, however search ranks the two."""
+    notes = Notes(db, redactor, embedder)
+    over = "failed over to redis-sess-b at 10:22, writes back. failover took 1:30, back soon"
+    back = "failed back to redis-sess-a at 15:40 after flushing the cart keys"
+    await notes.save(ctx("C1", author=BOB), over, "mitigation")
+    await notes.save(ctx("C1", author=ALICE), back, "mitigation")
+    found = await Recall(db, embedder).relevant(ASKER, "did we fail back?")
+    assert [i.text for i in found][:1] == [back], [i.text for i in found]
