@@ -344,9 +344,9 @@ _OWNER = re.compile(
     r"|look into|chase|draft|update|schedule|run|drive|lead)\b"
     # "AI-1 alert on fsync p99 — @priya", "… (<@U123>)": a list item signed with its owner
     r"|(?:[—–-]+|\()\s*(?P<name4>@[\w.-]+|<@[A-Z0-9]+>)\s*\)?\s*$"
-    # "TODO @dev: raise the limit", "@kim to write the postmortem": an item that opens with
-    # whom it is for
-    r"|^\s*(?:(?:todo|action(?:[ -]?items?)?|follow[ -]?up)\s*[:\-–—]?\s*)?"
+    # "TODO @dev: raise the limit", "@kim to write the postmortem", "AI-2: @joe add an alert":
+    # an item that opens (past its label or key) with whom it is for
+    r"|^\s*(?:(?:todo|action(?:[ -]?items?)?|follow[ -]?up|" + _KEY + r")\s*[:\-–—]?\s*)?"
     r"(?P<name5>@(?!(?:here|channel|everyone)\b)[\w.-]+|<@[A-Z0-9]+>)(?=\s*[:\-–—]|\s+[a-z])",
     re.I,
 )

@@ -246,8 +246,11 @@ _ROOT_CAUSE_IS = re.compile(
 
 
 def _opens_with(line: str, person: str) -> bool:
-    """Whether the line opens with whom it is for ("TODO @dev: …", "@kim write …")."""
-    head = r"^\W*(?:(?:todo|action(?:[ -]?items?)?|follow[ -]?up)\W*)?@?"
+    """Whether the line opens with whom it is for ("TODO @dev: …", "@kim write …", "AI-2: @joe
+    add …")."""
+    head = (
+        r"^\W*(?:(?:todo|action(?:[ -]?items?)?|follow[ -]?up|[a-z]{1,10}-\d{1,6}|#\d{1,7})\W*)?@?"
+    )
     return re.match(rf"{head}{re.escape(person)}(?!\w)", line, re.I) is not None
 
 

@@ -206,7 +206,7 @@ _ASKING_VERB = re.compile(
     r"|said|agree|agreed|settle|settled|end up|ended up|fix|fixed|handle|handled|resolve|resolved"
     r"|solve|solved|mitigate|mitigated|find|found|learn|learned|conclude|concluded|choose"
     r"|chose|pick|picked|go with|went with|use|used|check|checked|change|changed"
-    r"|look at|looked at|look into|looked into|investigate|investigated)\b",
+    r"|look at|looked at|look into|looked into|investigate|investigated|set)\b",
     re.I,
 )
 _UNMARKED_CONTRACTION = re.compile(r"\b(who|what|where)s\s", re.I)

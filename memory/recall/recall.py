@@ -905,13 +905,24 @@ class Recall:
         if incident is None:
             return []
         rows = await note_store.incident_statements(
-            self._db, requester, incident.id, kinds=("action",), limit=200
+            self._db, requester, incident.id, kinds=("action", "correction"), limit=200
         )
         shared = [r for r in rows if r["scope"] != "user"]
+        # An item handed over by its key ("I'll hand AI-1 over to @joe") is the newest
+        # handover's taker's, whoever the item first named (rows are newest first).
+        taken: dict[str, bool] = {}
+        for r in shared:
+            if r["kind"] == "correction":
+                for key in item_references(str(r["text"]), any_case=True):
+                    taken.setdefault(key, _owns(r, requester.name))
+        actions = [r for r in shared if r["kind"] == "action"]
         mine = [
             r
-            for r in await self._still_open(requester, incident.id, shared)
-            if owned_by(str(r["text"]), str(r["author_name"] or ""), requester.name)
+            for r in await self._still_open(requester, incident.id, actions)
+            if next(
+                (taken[k] for k in item_references(str(r["text"]), any_case=True) if k in taken),
+                _owns(r, requester.name),
+            )
         ]
         return await self._as_items(requester, mine[:OPEN_MOST])
 
@@ -1545,6 +1556,11 @@ def _incidents_read_whole(
             best = max(group, key=lambda g: (len(g[2]), -g[0]))[1]
             out[incident_id] = (p, best)
     return out
+
+
+def _owns(row: Row, name: str) -> bool:
+    """Whether the action item or handover `row` names `name` as its owner."""
+    return owned_by(str(row["text"]), str(row["author_name"] or ""), name)
 
 
 def _kind_words(kind: str) -> str:

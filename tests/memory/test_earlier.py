@@ -89,6 +89,10 @@ def test_topic_words_drop_the_asking_span_not_the_same_word_elsewhere() -> None:
     assert topic_words("what did we decide about the worker pool last time?") == stems(
         "worker pool"
     )
+    # "what did we set X to?" asks for the value set: "set" is the asking verb.
+    assert topic_words("what did we set the coredns memory limit to?") == stems(
+        "coredns memory limit"
+    )
 
 
 def test_words_that_point_back_are_no_words_an_earlier_incidents_note_must_hold() -> None:

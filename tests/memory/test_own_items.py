@@ -53,6 +53,8 @@ def test_an_item_is_owned_by_whom_it_names() -> None:
     assert not owned_by("action item: switch to volatile-lru", "maya", "kim")
     assert not owned_by("@kim can you add a TTL? by friday", "dev", "")  # no name: nobody's
     assert owned_by("AI-7: @kim to rotate the password", "dev", "kim")  # after its key
+    assert owned_by("AI-2: @joe add an alert on coredns restarts", "ivy", "joe")
+    assert not owned_by("AI-2: @joe add an alert on coredns restarts", "ivy", "ivy")
     # A list item signed with its owner, as stored (its list marker gone).
     assert owned_by("alert when any cert expires in < 14d — @ben", "ana", "ben")
     assert not owned_by("alert when any cert expires in < 14d — @ben", "ana", "kim")
@@ -99,3 +101,27 @@ async def test_a_personal_item_the_store_returned_is_never_listed(
     await Notes(db, redactor, embedder).save(mine, "@kim to call the bank by friday", "action")
     monkeypatch.setattr(note_store, "incident_statements", await store_returning_personal_rows(db))
     assert await recall.relevant(KIM, "what do I owe here?") == []
+
+
+async def test_an_item_handed_over_by_its_key_is_owed_by_who_took_it(
+    db, redactor, embedder
+) -> None:
+    """ "AI-1: @kai revert the autopath config", then kai: "I'll hand AI-1 over to @joe": joe
+    owes AI-1 (shown with the handover) and AI-2 named him first; kai owes nothing any more."""
+    recall = await incident_channel(
+        db,
+        redactor,
+        embedder,
+        [
+            ("AI-1: @kai revert the autopath config in the Corefile", "action"),
+            ("AI-2: @joe add an alert on coredns restarts", "action"),
+            ("I'll hand AI-1 over to @joe, I'm in a workshop all afternoon", "correction"),
+        ],
+        title="coredns servfail",
+    )
+    joe = Requester.full_member("T1/UJOE", "T1", channel_id="C1", name="joe")
+    owed = [i.text for i in await recall.relevant(joe, "what do I owe?")]
+    assert "AI-2: @joe add an alert on coredns restarts" in owed, owed
+    assert "AI-1: @kai revert the autopath config in the Corefile" in owed, owed
+    kai = Requester.full_member("T1/UKAI", "T1", channel_id="C1", name="kai")
+    assert await recall.relevant(kai, "what do I owe?") == []

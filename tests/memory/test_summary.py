@@ -459,3 +459,8 @@ def test_the_last_severity_people_said_is_kept_for_the_digest() -> None:
     said = summarise(_thread("cart 500s", "sev2 for now", "upgrading to SEV-1, opening a bridge"))
     assert said.sections["severity"] == ["sev1"]
     assert "severity" not in summarise(_thread("cart 500s", "rolled back")).sections
+
+
+def test_an_item_that_names_its_owner_after_its_key_is_not_prefixed_with_the_owner_again() -> None:
+    said = summarise(_thread("coredns down", "AI-2: @joe add an alert on coredns restarts"))
+    assert said.sections["actions"] == ["AI-2: @joe add an alert on coredns restarts"]
