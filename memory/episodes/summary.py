@@ -141,10 +141,16 @@ def summarise(messages: Sequence[Line], names: Mapping[str, str] | None = None) 
         for found in SEVERITY_SAID.finditer(message.text):
             severity = f"sev{found.group(1)}"
         author = names.get(message.author_subject_id)
+        stated_status = False  # a status said in this message: its plain talk after goes with it
         for sentence in _sentences(message.text):
             if not sentence.strip():
                 continue
             said = statement_of(sentence, author=author)
+            if stated_status and status and said.kind == "note":
+                # "resolved. DNS errors lasted 13 minutes (08:01-08:14)": one status, as said
+                status = _clip(f"{status} {said.text}", MAX_LINE_CHARS)
+                continue
+            stated_status = False
             earlier = len(said_before)
             said_before.append(said)
             line = _clip(said.text, MAX_LINE_CHARS)
@@ -165,6 +171,7 @@ def summarise(messages: Sequence[Line], names: Mapping[str, str] | None = None) 
                 said.kind == "mitigation" and not (status and _later_status(status))
             ):
                 status = line
+                stated_status = said.kind == "status"
             section = _SECTION_OF.get(said.kind)
             if section is None or (said.kind == "action" and _talk_about_listed(said, sections)):
                 continue

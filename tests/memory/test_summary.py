@@ -464,3 +464,15 @@ def test_the_last_severity_people_said_is_kept_for_the_digest() -> None:
 def test_an_item_that_names_its_owner_after_its_key_is_not_prefixed_with_the_owner_again() -> None:
     said = summarise(_thread("coredns down", "AI-2: @joe add an alert on coredns restarts"))
     assert said.sections["actions"] == ["AI-2: @joe add an alert on coredns restarts"]
+
+
+def test_a_status_keeps_the_plain_talk_said_with_it() -> None:
+    """ "resolved. DNS errors lasted 13 minutes (08:01-08:14)": the digest's "Thread says" keeps
+    how long it lasted, not only "resolved."."""
+    said = summarise(
+        _thread("dns down", "status: resolved. DNS errors lasted 13 min (08:01-08:14)")
+    )
+    assert said.status == "resolved. DNS errors lasted 13 min (08:01-08:14)"
+    # What the next message says is its own.
+    apart = summarise(_thread("dns down", "status: resolved.", "DNS errors lasted 13 min"))
+    assert apart.status == "resolved."
