@@ -23,7 +23,7 @@ from knowledge.corpus import Corpus, normalise_slug
 from knowledge.errors import IndexBuildFailed, InvalidQuery
 from knowledge.index import Generation, RunbookIndex, provenance_for
 from knowledge.index_text import humanise
-from knowledge.intent import Intent, question_intent, section_kind
+from knowledge.intent import Intent, heading_kind, question_intent, section_kind
 from knowledge.names import RunbookNames, looks_like_a_name
 from knowledge.profile import (
     Profile,
@@ -486,9 +486,11 @@ def choose_sections(
         cid, path, text = row[0], json.loads(row[2]), row[5]
         links = only_links(text)
         substantive = len(text.strip()) >= SUBSTANTIVE_CHARS and not links
-        # A list of links says where to go next, no kind: "[deployment-rollback](…)" under
-        # "Related" tells nobody to roll back.
-        kind = None if links else section_kind(path, text)
+        # A list of links says where to go next: read from its words, "[deployment-rollback]
+        # (…)" under "Related" would tell people to roll back. Its heading still names a kind.
+        kind = section_kind(path, text)
+        if links and not any(heading_kind(h) for h in path):
+            kind = None
         wanted = intent is not None and kind == intent
         next_up = intent is not None and kind == FOLLOW_UP[intent] and len(path) <= 1
         relevance = max(

@@ -80,8 +80,10 @@ _CONTRASTED = (
 _CONTRAST = re.compile(
     rf"\b(?:different|differs?|distinct)\s+from{_CONTRASTED}"
     rf"|\b(?:unlike|as\s+opposed\s+to|instead\s+of){_CONTRASTED}"
-    # "running for two hours without failing": what it has not done is not the problem.
-    r"|\bwithout\s+(?:ever\s+|actually\s+)?\w+ing\b"
+    # "running for two hours without failing": that it did not fail is not the problem (what
+    # else a thing failed to do usually is: "restarted without reloading its config").
+    r"|\bwithout\s+(?:ever\s+|actually\s+|any\s+)?(?:failing|failures?|erroring|errors?"
+    r"|crashing|crashes|issues?|problems?)\b"
     # "(not sure if …)" hedges; it does not rule anything out.
     r"|\((?:[^()]*\s)?(?:not|no|never|isn't|aren't|isnt|arent)\s(?!sure\b)[^()]*\)",
     re.IGNORECASE,

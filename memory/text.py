@@ -207,9 +207,17 @@ def joined_stems(text: str) -> dict[str, tuple[str, str]]:
 
 
 #: A phrasal verb with its object between ("roll checkout-api back", "scale the pods down"):
-#: the verb, at most three words, then the particle, in one clause.
+#: one of the verbs that take one, at most three words of its object (no number, no word
+#: that only says how often or how: "failed twice over the weekend" fails no "over"), then
+#: the particle, on one line.
 _SPLIT_PHRASAL = re.compile(
-    r"\b([a-z]+)(?=(?:[\s-]+[a-z0-9_]+){1,3}[\s-]+(back|down|up|over|out|off)\b)"
+    r"\b(roll(?:s|ed|ing)?|scal(?:e|es|ed|ing)|fail(?:s|ed|ing)?|shut(?:s|ting)?"
+    r"|spin(?:s|ning)?|spun|turn(?:s|ed|ing)?|switch(?:es|ed|ing)?|bring(?:s|ing)?|brought"
+    r"|tak(?:e|es|ing)|took|sett?(?:s|ing)?|clean(?:s|ed|ing)?|wind(?:s|ing)?|kick(?:s|ed|ing)?"
+    r"|lock(?:s|ed|ing)?|pull(?:s|ed|ing)?|swap(?:s|ped|ping)?|flip(?:s|ped|ping)?"
+    r"|dial(?:s|ed|led|ing|ling)?|back(?:s|ed|ing)?|cut(?:s|ting)?|drain(?:s|ed|ing)?)"
+    r"(?=(?:[ \t-]+(?!(?:twice|once|again|times?|more|less|already|still|just|then|all"
+    r"|both|too|very|really)\b)[a-z][a-z0-9_.]*){1,3}[ \t-]+(back|down|up|over|out|off)\b)"
 )
 
 

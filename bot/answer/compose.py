@@ -27,7 +27,7 @@ from memory.episodes.statements import (
     strip_label,
     without_correction_cue,
 )
-from memory.recall.answer_type import holds, wanted
+from memory.recall.answer_type import says_a_span, wanted
 from memory.recall.current import asks_current_state
 from memory.recall.earlier import asked_kinds, asks_what_happened, topic_words, without_frame
 from memory.recall.open_items import asks_open_items
@@ -409,7 +409,9 @@ _WHO = re.compile(r"^\W*who\b", re.I)
 #: "when was the dns incident resolved?", "what time did we roll back?": when it happened;
 #: "how long were we down last time?": how long it lasted.
 _WHEN_PAST = re.compile(
-    r"^\W*(?:when|(?:at )?what time|how long(?: ago)?)\s+(?:was|were|did|had|has|have)\b", re.I
+    r"^\W*(?:(?:when|(?:at )?what time|how long ago)\s+(?:was|were|did|had|has|have)"
+    r"|how long\s+(?:was|were|did|had))\b",
+    re.I,
 )
 
 
@@ -883,26 +885,20 @@ def _answering_sentence(text: str, question: str, limit: int = 280) -> str:
     # done ("I set retention.ms to 3 days"), not the one that shares "disk" with it.
     kinds = asked_kinds(question) if question else ()
     # Of sentences that share as many of its words, "how long were we down?" is answered by
-    # the one that says a span ("~37 min of errors"), not the one before it ("resolved.").
-    answer_type = wanted(question) if question else None
-    typed = answer_type if answer_type in _TYPED_BY_SENTENCE else None
+    # the one that says a span ("~37 min of errors"), not the one before it ("resolved."); a
+    # clock time or a number is as often part of the story ("which did we try first?").
+    typed = wanted(question) if question else None
     best = max(
         stating,
         key=lambda i: (
             bool(kinds) and classify(sentences[i]).kind in kinds,
             len(asked & stems(sentences[i])),
-            typed is not None and holds(typed, sentences[i], ()),
+            typed == "duration" and says_a_span(sentences[i]),
             -i,
         ),
     )
     sentence = runbook_text.lead(sentences[best], limit)  # a long sentence is cut at a word
     return sentence if best == 0 else f"… {sentence}"
-
-
-#: Answer types one sentence shows it holds: a span ("~37 min"). A clock time or a number is
-#: as often part of the story as the answer ("which did we try first?"), and "why" and "who"
-#: are read from the whole message.
-_TYPED_BY_SENTENCE = frozenset({"duration"})
 
 
 #: How much of a roll-up's title its label shows.

@@ -138,8 +138,7 @@ def summarise(messages: Sequence[Line], names: Mapping[str, str] | None = None) 
     for message in messages:
         if is_app_subject(message.author_subject_id):
             continue  # an alert states no decision, fix or status: what happened at most
-        for found in SEVERITY_SAID.finditer(message.text):
-            severity = f"sev{found.group(1)}"
+        severity = severity_said(message.text) or severity
         author = names.get(message.author_subject_id)
         stated_status = False  # a status said in this message: its plain talk after goes with it
         for sentence in _sentences(message.text):
@@ -230,8 +229,24 @@ def summarise(messages: Sequence[Line], names: Mapping[str, str] | None = None) 
     )
 
 
-#: A severity as people say it in a thread ("sev1, opening bridge", "SEV-2", "sev 2").
+#: A severity as people say it in a thread ("sev1, opening bridge", "SEV-2", "sev 2"), not one
+#: denied ("not a sev1"), another's ("last week's sev1") or asked about ("is this a sev1?").
 SEVERITY_SAID = re.compile(r"\bsev[ -]?([1-5])\b", re.I)
+#: What makes the severity after it not this incident's: a denial or another's ("week's").
+_NOT_THIS_SEVERITY = re.compile(r"(?:\b(?:not|no|never|isn'?t|wasn'?t)(?:\s+an?)?|['’]s)\s+$", re.I)
+
+
+def severity_said(text: str) -> str | None:
+    """The last severity a message states ("sev1"), read from its sentences that ask nothing."""
+    said = None
+    for sentence in _sentences(text):
+        if sentence.rstrip().endswith("?"):
+            continue
+        for found in SEVERITY_SAID.finditer(sentence):
+            if not _NOT_THIS_SEVERITY.search(sentence[: found.start()]):
+                said = f"sev{found.group(1)}"
+    return said
+
 
 #: Kinds a done report adds nothing to beyond the item it closes.
 _DONE_ONLY = ("action", "note", "correction")

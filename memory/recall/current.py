@@ -83,8 +83,9 @@ _ASKS_STATE = re.compile(
     r"|^\W*still\s+(?:seeing|getting|having|failing|erroring|down)\b"
     # "is pgbouncer in transaction mode now?", "are the replicas on v7.2.4 yet?": how a thing
     # stands now, whatever it is said to be
-    r"|^\W*(?:so\s+|and\s+)?(?:is|are)\s+[^?]{1,80}?\s(?:now|yet|currently|anymore"
-    r"|right\s+now|at\s+the\s+moment)\s*\?+\W*$",
+    # ("is there a fix yet?", "is it worth restarting now?" ask for a thing or leave, not a state)
+    r"|^\W*(?:so\s+|and\s+)?(?:is|are)\s+(?!(?:there|it|this|that|these|those)\b)[^?]{1,80}?"
+    r"\s(?:now|yet|currently|anymore|right\s+now|at\s+the\s+moment)\s*\?+\W*$",
     re.I,
 )
 # "have we done a failover before?", "is anyone on it?", "is it safe to fail over?": history, a
@@ -97,7 +98,7 @@ _NOT_A_STATE = re.compile(
 # The words that ask for a state, and the talk around them: no part of what it is asked of.
 _STATE_OF_TEXT = (
     "seeing see seen yet anymore any more happening again getting having failing erroring "
-    "now currently right moment"
+    "now currently moment"
 )
 _STATE_OF_WORDS = frozenset(stem(w) for w in " ".join([*_HOLDS, _STATE_OF_TEXT]).split())
 

@@ -34,9 +34,12 @@ _KINDS: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = (
             r"(?:,\s*+do (?:we|you|they) know\s*+)?+\?*+\s*+$"
             # "RC?" (in capitals: "rc2", "RC-1", "the RC build" are a release candidate)
             r"|(?-i:\bRC\b)(?![-\d]|\s+(?:build|cut|release|candidate|branch|tag|\d))"
-            # "what's the rc?", "rc for the lag?": chat's lower case, asked as the question's
-            # last word or what it is of ("is the rc out?" asks about a release candidate)
-            r"|\b(?:the|what(?:'s|’s|s| is| was)) rc(?=\s*(?:\?|$|(?:for|of|on|here|then)\b))",
+            # "what's the rc?", "whats the rc for the lag": chat's lower case, asked as what
+            # the question opens with ("is the rc out?", "did we ship the rc?" ask about a
+            # release candidate), or "rc?" alone
+            r"|^\W*(?:so\s+|and\s+)?what(?:'s|’s|s| is| was)\s+(?:the\s+|our\s+)?rc"
+            r"(?=\s*(?:\?|$|(?:for|of|on|here|then)\b))"
+            r"|^\W*rc\s*\?+\W*$",
             re.I,
         ),
     ),

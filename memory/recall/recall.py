@@ -60,7 +60,7 @@ from memory.store import notes as note_store
 from memory.store.vectors import VectorTable
 from memory.store.visibility import public_channels
 from memory.subjects import is_app_subject
-from memory.text import Mode, expand_identifiers, item_references, rrf, stems
+from memory.text import Mode, expand_identifiers, item_references, question_topic, rrf, stems
 
 if TYPE_CHECKING:
     from memory.embedding.embedder import Embedder
@@ -86,6 +86,8 @@ class AskedIn:
 EVERY_KIND = ("root_cause", "decision", "action", "mitigation", "status", "correction", "note")
 #: Statements shown from the incident "last time" points at.
 LAST_TIME_MOST = 2
+#: Words that name an outage without saying what it was ("how long were we down?").
+_THE_OUTAGE = stems("down broken broke issue issues problem problems failure failures")
 
 #: Where an item may be said to be done: an action's own update, a status, a fix, plain talk.
 DONE_KINDS = ("action", "status", "correction", "mitigation", "note")
@@ -640,11 +642,14 @@ class Recall:
             )
             # A change still to be made on it ("bo to switch pgbouncer to transaction pooling")
             # says it is not done yet: it follows the report, before the incident's status.
+            done = {k for r in rows for k in done_keys(str(r["text"]))}
             pending = (
                 lead
                 if lead is not None
                 and lead.kind in _TO_BE_DONE
+                and lead.channel_id == channel
                 and names_subject(lead.text, subject, known=known)
+                and not item_references(lead.text, any_case=True) & done
                 else None
             )
             score, relevance = (lead.score, lead.relevance) if lead is not None else (1.0, 0.0)
@@ -978,6 +983,8 @@ class Recall:
         elsewhere = [i for i in items if i.incident_id and i.channel_id != requester.channel_id]
         if not elsewhere:
             topic = topic_words(query)
+            # Half the topic, and two of its words when it has two: "the kafka lag" is not
+            # said by "the pg dashboard lagged 2 min behind".
             elsewhere = [
                 i
                 for i in ranked or []
@@ -986,6 +993,7 @@ class Recall:
                 and i.scope != "user"
                 and topic
                 and 2 * len(topic & stems(i.text)) >= len(topic)
+                and len(topic & stems(i.text)) >= min(2, len(topic))
             ]
         matched = elsewhere[0].incident_id if elsewhere else None
         earlier = await self._earlier_statements(requester, kinds, query, matched=matched)
@@ -1192,12 +1200,11 @@ class Recall:
             thread is not None
             and thread.opening
             and about_an_earlier_incident(query)
-            and (
-                not topic_words(query)
-                or not any(it.incident_id and it.channel_id != requester.channel_id for it in items)
-            )
+            and not topic_words(question_topic(query)) - _THE_OUTAGE
         ):
-            answered, past = await self._last_time(requester, query, thread)
+            # "What fixed it last time?", "how long were we down last time?": nothing named
+            # but the outage itself, so "it" is what the thread reports.
+            answered, past = await self._last_time(requester, query, thread, similar)
             if answered:
                 # The incident "last time" was read as is a similar one, said as such.
                 return answered, past
@@ -1260,7 +1267,7 @@ class Recall:
         return await self._as_items(requester, fallback) if fallback else []
 
     async def _last_time(
-        self, requester: Requester, query: str, thread: AskedIn
+        self, requester: Requester, query: str, thread: AskedIn, similar: int
     ) -> tuple[list[RecallItem], list[IncidentMatch]]:
         """ "How long were we down last time?", "what fixed it last time?" under a report: "last
         time" is the latest incident like the one the thread reports (its messages read
@@ -1268,7 +1275,9 @@ class Recall:
         statements of the kind asked, the one that says how long when a span is asked, else
         what answers the question there."""
         report = thread.opening or ""
-        past = await self.similar_incidents(requester, report, 1, report=report, thread=thread)
+        past = await self.similar_incidents(
+            requester, report, similar, report=report, thread=thread
+        )
         if not past:
             return [], []
         incident_id = past[0].incident.id

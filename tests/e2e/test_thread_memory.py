@@ -1131,6 +1131,7 @@ async def _a_report_after_two_incidents(
     whose thread reports what the first did: (its channel, its report's ts)."""
     said = [
         (BOB, "checkout pods log FATAL: sorry, too many clients already from pg-main"),
+        (BOB, "root cause: 32 workers x 12 pods wanted 768 connections, max_connections is 500"),
         (ALICE, "rollback of checkout-api to v7.2.4 done, connections dropping 480 -> 210"),
         (ALICE, "resolved. ~37 min of checkout errors (12:53-13:30)"),
         (BOB, "side note: the grafana pg dashboard lagged 2 min behind all along"),
@@ -1141,7 +1142,8 @@ async def _a_report_after_two_incidents(
     await driver.say("C0INC61", ALICE, "restarted coredns, lookups ok again", thread_ts=dns.ts)
     await driver.say("C0INC61", ALICE, "resolved, dns was out for 12 min", thread_ts=dns.ts)
     slack.workspace.add_channel("C0INC62", "inc-62-cart", members=[ALICE, BOB, BOSS])
-    root = await driver.say("C0INC62", BOB, "cart-svc 500s, postgres says too many clients already")
+    report = "cart-svc 500s, postgres logs FATAL: sorry, too many clients already"
+    root = await driver.say("C0INC62", BOB, report)
     assert root.ts is not None
     await finished(bot, answers=0, captured=len(said) + 4)
     await Jobs(bot.deps, bot.app.client, team_id=TEAM).index_vectors()
@@ -1159,7 +1161,7 @@ async def _asked_under(
 async def test_last_time_under_a_report_is_the_incident_like_it_not_the_latest_one(
     bot: Runtime, driver: SlackDriver, slack: FakeSlack
 ) -> None:
-    """Under "cart-svc 500s, postgres says too many clients already", "what fixed it last time?"
+    """Under "cart-svc 500s, postgres logs FATAL: sorry, too many clients already", "what fixed it last time?"
     and "how long were we down last time?" name nothing of their own: "last time" is the
     incident like this one (the connections one), not the latest (the DNS one). How long is what
     its status said, not a side remark's "2 min"; no runbook stands beside either answer."""
@@ -1176,6 +1178,10 @@ async def test_last_time_under_a_report_is_the_incident_like_it_not_the_latest_o
     # The incident it answered from is said to be like this one, never "nothing similar".
     for said in (fixed, took):
         assert messages.NOTHING_SIMILAR not in json.dumps(said.blocks), said.blocks
+    # A question that names what it is about is not answered by the report's incident.
+    other = "what was the root cause of the kafka lag last time?"
+    kafka = await _asked_under(driver, slack, channel, root, other)
+    assert "768 connections" not in kafka.text, kafka.text
 
 
 async def test_what_the_team_decided_under_an_alert_gets_no_runbook_and_the_rc_is_the_root_cause(

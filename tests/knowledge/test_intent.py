@@ -172,3 +172,30 @@ Raise the pool size only after finding who holds the connections; kill idle tran
         assert shown[:2] == ["Mitigation", "Diagnosis"], shown
     finally:
         await db.close()
+
+
+async def test_a_fix_section_that_only_links_to_the_procedure_is_still_the_fix(
+    tmp_path: Path, onnx: OnnxMiniLmEmbedder
+) -> None:
+    """ "## Mitigation" whose body is "- [deployment-rollback](…)": its heading names the kind."""
+    corpus = {
+        "pool-exhausted": """# Connection pool exhausted
+
+The service's database connection pool has no free connections; requests wait and time out.
+
+## Diagnosis
+Check pg_stat_activity for sessions idle in transaction and which clients hold them.
+
+## Mitigation
+- [deployment-rollback](deployment-rollback.md)
+- [scale-out](scale-out.md)
+""",
+    }
+    db = await Database.open(tmp_path / "k.db")
+    try:
+        k = Knowledge(db, write_corpus(tmp_path / "rb", corpus), onnx)
+        asked = "how do we fix pool exhaustion?"
+        fix = await k.search(asked, limit=1, question=asked)
+        assert fix.hits[0].sections[0].heading == "Mitigation", fix.hits[0].sections
+    finally:
+        await db.close()

@@ -74,6 +74,12 @@ def test_what_a_question_contrasts_the_problem_with_is_not_read() -> None:
         "the job has run for 2h . why?"
     )
     assert without_contrasts("pods without limits") == "pods without limits"
+    # What a thing failed to do is the problem: "restarted without reloading its config".
+    kept = "prometheus restarted without reloading its config"
+    assert without_contrasts(kept) == kept
+    assert words(without_contrasts("the job ran without any errors, why the alert?")) == (
+        "the job ran , why the alert?"
+    )
 
 
 def test_a_contrast_drops_only_what_it_rules_out_never_the_problem_itself() -> None:

@@ -51,6 +51,10 @@ def test_questions_that_ask_whether_a_thing_still_holds(question: str) -> None:
         "is the runbook for kafka lag up to date?",
         "is anyone working on the kafka lag?",  # a person
         "have we done a failover on pg-orders before?",  # history
+        "is there a runbook for this yet?",  # a thing asked for
+        "is there a fix yet?",
+        "is it worth restarting the pods now?",  # leave to act
+        "is it time to page the db team now?",
     ],
 )
 def test_questions_that_ask_no_current_state(question: str) -> None:
@@ -110,6 +114,18 @@ async def test_a_change_still_to_be_made_on_the_subject_follows_the_newest_word_
     recall = await _channel(db, redactor, embedder, lines, title="checkout pg conns")
     items = await recall.relevant(ASKER, "is pgbouncer in transaction mode now?")
     assert [i.text for i in items[:2]] == [report, pending]
+
+
+async def test_a_change_said_to_be_done_is_no_longer_pending(db, redactor, embedder) -> None:
+    """Once "AI-1 done" is said, the item says nothing of how things stand: the status said
+    after the report follows it, not the item."""
+    report = "pg-main at 500/500 conns, pgbouncer pool_mode=session on the new deploy"
+    pending = "AI-1: bob to switch pgbouncer to transaction pooling"
+    status = "status: resolved 13:30"
+    lines = [(report, "note"), (pending, "action"), ("AI-1 done", "note"), (status, "status")]
+    recall = await _channel(db, redactor, embedder, lines, title="checkout pg conns")
+    items = await recall.relevant(ASKER, "is pgbouncer in transaction mode now?")
+    assert [i.text for i in items[:2]] == [report, status], [i.text for i in items]
 
 
 async def test_without_the_state_question_the_first_report_may_lead(db, redactor, embedder) -> None:

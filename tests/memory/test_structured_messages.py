@@ -205,6 +205,10 @@ def test_shorthand_and_a_slip_of_the_keyboard_ask_for_the_kind_they_mean() -> No
         "did the RC build pass?",
         "is the rc out?",
         "what's the rc build number?",
+        "did we ship the rc?",
+        "is the rc for 2.3 ready?",
+        "when do we cut the rc?",
+        "who signs off the rc?",
     ):
         assert "root_cause" not in asked_kinds(candidate), candidate  # a release candidate
     assert asked_kinds("what was the root casue of the etcd incident?") == ("root_cause",)

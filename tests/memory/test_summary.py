@@ -476,3 +476,11 @@ def test_a_status_keeps_the_plain_talk_said_with_it() -> None:
     # What the next message says is its own.
     apart = summarise(_thread("dns down", "status: resolved.", "DNS errors lasted 13 min"))
     assert apart.status == "resolved."
+
+
+def test_a_severity_asked_about_denied_or_of_another_incident_is_not_said() -> None:
+    for said in ("is this a sev1?", "not a sev1", "last week's sev1 looked the same"):
+        assert "severity" not in summarise(_thread("cart 500s", said)).sections, said
+    assert summarise(_thread("cart 500s", "not a sev1, sev3 at most")).sections["severity"] == [
+        "sev3"
+    ]

@@ -18,6 +18,11 @@ def test_a_compound_is_read_from_two_words_a_space_or_hyphen_apart_only() -> Non
     assert "rollback" in joined_stems("decision: roll checkout-api back to v7.2.4")
     assert "scaledown" in joined_stems("scale the pods down")
     assert "rollback" not in joined_stems("roll out the fix to eu-west, then go back")
+    # Only a verb that takes a particle, never across a line, a number or "twice".
+    assert "failov" not in joined_stems("the deploy failed twice over the weekend")
+    assert "failov" not in joined_stems("the nightly job failed 3 times over 2 hours")
+    assert "failov" not in joined_stems("checkout failed\n- pods over 500 conns")
+    assert "failov" in joined_stems("we failed the primary over to db-2")
 
 
 def test_a_cut_backs_off_to_a_whole_word_unless_the_space_is_too_early() -> None:
