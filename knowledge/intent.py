@@ -41,6 +41,9 @@ _QUESTION: dict[Intent, tuple[re.Pattern[str], re.Pattern[str]]] = {
             r"(?:wh?at|wut) now",
             r"wh?at (?:to )?do(?=\s*(?:[?!.,;]|$|now\b|next\b|here\b))",
             r"how (?:to )?(?:fix|solve|resolve|mitigate|recover|get rid)",
+            # "how to clean", "how do we purge old logs": a verb that changes what is there
+            r"how (?:(?:do|can|should) (?:we|i) |to )?(?:clean|clear|purge|prune|drain|empty"
+            r"|remove|delete)\b",
             r"next steps?",
             r"get (?:\w+ ){0,3}back",
             r"get (?:\w+ ){0,3}(?:going|moving|working) again",

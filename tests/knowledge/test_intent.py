@@ -19,6 +19,9 @@ from tests.knowledge.conftest import write_corpus
         ("how do I mitigate CPU throttling?", "fix"),
         ("pods keep crashlooping after the deploy, what do we do?", "fix"),
         ("The disk is 90% full. How can we free up space?", "fix"),
+        ("disk almost ful on db-3, how to clean", "fix"),  # terse chat, a typo
+        ("how do we purge old logs", "fix"),  # not "logs" as in "check the logs"
+        ("how do i check disk usage", "diagnose"),
         ("how do I troubleshoot slow etcd requests?", "diagnose"),
         ("Targets are down. Where should I look first to find out why?", "diagnose"),
         ("what does KubeletTooManyPods mean?", "meaning"),
