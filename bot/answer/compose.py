@@ -243,6 +243,10 @@ class Answering:
         if similar and asks_if_seen_before(q.text):
             summary = _seen_before(similar[0], summary)
         own = _budget(personal, self.config.context_tokens // 3, prefix="Y")
+        if own and summary == messages.NOTHING_FOUND:
+            # "What did I tell you to remember?": the answer is the asker's own, sent to them
+            # alone; the thread is told where it went, never what it says.
+            summary = messages.ONLY_YOURS
         return Answer(
             summary,
             tuple(sources),
@@ -307,12 +311,14 @@ class Answering:
         return memories, _similar(matches, here=q.incident_id)
 
     async def _profile(self, q: Question) -> list[Source]:
-        """The asker's own facts that share a word with the question (at most 3)."""
+        """The asker's own facts that share a word with the question, or the newest when it
+        asks what the bot keeps for them ("what did I tell you to remember?"); at most 3."""
         if self._profiles is None:
             return []
         words = _words(q.text)
         facts = await self._profiles.for_requester(q.requester, limit=50)
-        hits = [f for f in facts if words & _words(f.text)][:3]
+        about_me = bool(_ABOUT_ME.search(q.text))
+        hits = [f for f in facts if about_me or words & _words(f.text)][:3]
         return [Source("", "mine", f"your memory {f.id}", f.text, f.permalink) for f in hits]
 
     async def _past_threads(self, q: Question) -> list[Source]:
@@ -399,6 +405,16 @@ class Answering:
         # The opening's first lines say what it is about; a long paste must not make the
         # search refuse the question (its query cap).
         return runbook_text.lead(opened, CONTEXT_CHARS) if opened else None
+
+
+#: "What did I tell you to remember?", "what do you know about me?": what the bot keeps for the
+#: asker, whatever its words.
+_ABOUT_ME = re.compile(
+    r"\bwhat\b[^?]{0,40}?\b(?:(?:did|have) i (?:tell|told|ask|asked) you(?: to remember)?"
+    r"|do you (?:know|remember) about me|(?:did|have) you remembered(?: for me)?)\b"
+    r"|\bremind me what i (?:told|asked)\b",
+    re.I,
+)
 
 
 #: Kinds of statement no runbook holds: who owns or does something, where an incident stands.

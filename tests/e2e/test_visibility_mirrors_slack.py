@@ -144,6 +144,28 @@ async def test_personal_memory_reaches_only_the_asker_and_is_never_promoted(
     assert not [r for r in stored if "Globex" in r[0]]
 
 
+async def test_what_i_told_the_bot_to_remember_goes_to_me_alone_and_the_thread_is_told_so(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """ "What did I tell you to remember?" shares no word with "I'm on PTO next friday, ben
+    covers search": the asker gets it in a message only they see; the thread is told it went to
+    them, never what it says, and not "I found nothing"."""
+    await driver.command(INCIDENT, ALICE, "remember I'm on PTO next friday, ben covers search")
+    asked, answer = await answered(
+        driver, slack, ALICE, "what did I tell you to remember?", INCIDENT
+    )
+    assert "PTO" not in everything_posted(slack)
+    assert answer.text.startswith(messages.ONLY_YOURS), answer.text
+    mine = await eventually(
+        lambda: [e for e in slack.workspace.ephemerals_for(ALICE) if "PTO" in str(e.blocks)]
+    )
+    assert mine[0].thread_ts == asked and mine[0].channel == INCIDENT
+    # Someone else asking the same gets nothing of hers.
+    _, theirs = await answered(driver, slack, BOB, "what did I tell you to remember?", INCIDENT)
+    assert theirs.text.startswith(messages.NOTHING_FOUND), theirs.text
+    assert not [e for e in slack.workspace.ephemerals_for(BOB) if "PTO" in str(e.blocks)]
+
+
 async def test_remember_this_saves_the_sources_it_showed_not_the_rendered_answer(
     bot: Runtime, driver: SlackDriver, slack: FakeSlack
 ) -> None:
