@@ -18,7 +18,12 @@ from typing import TYPE_CHECKING
 
 from memory.clock import Clock, parse_iso, utc_now
 from memory.episodes.done import carries_out
-from memory.episodes.statements import claims_work, is_heading, without_correction_cue
+from memory.episodes.statements import (
+    claims_work,
+    hands_over,
+    is_heading,
+    without_correction_cue,
+)
 from memory.errors import EmbeddingUnavailable, InvalidLimit
 from memory.incidents import parse_incident_id
 from memory.notes.exchange import WINDOW as EXCHANGE_WINDOW
@@ -917,7 +922,7 @@ class Recall:
         # handover's taker's, whoever the item first named (rows are newest first).
         taken: dict[str, bool] = {}
         for r in shared:
-            if r["kind"] == "correction":
+            if r["kind"] == "correction" and hands_over(str(r["text"])):
                 for key in item_references(str(r["text"]), any_case=True):
                     taken.setdefault(key, _owns(r, requester.name))
         actions = [r for r in shared if r["kind"] == "action"]
@@ -1270,8 +1275,8 @@ class Recall:
         self, requester: Requester, query: str, thread: AskedIn, similar: int
     ) -> tuple[list[RecallItem], list[IncidentMatch]]:
         """ "How long were we down last time?", "what fixed it last time?" under a report: "last
-        time" is the latest incident like the one the thread reports (its messages read
-        together, as for "seen this before?"), whatever the question's own words. Its
+        time" is the past incident most like the one the thread reports (its messages read
+        together, as for "seen this before?"). Its
         statements of the kind asked, the one that says how long when a span is asked, else
         what answers the question there."""
         report = thread.opening or ""

@@ -116,6 +116,7 @@ async def test_an_item_handed_over_by_its_key_is_owed_by_who_took_it(
             ("AI-1: @kai revert the autopath config in the Corefile", "action"),
             ("AI-2: @joe add an alert on coredns restarts", "action"),
             ("I'll hand AI-1 over to @joe, I'm in a workshop all afternoon", "correction"),
+            ("correction: AI-2 is about the coredns restarts alert, not the pods'", "correction"),
         ],
         title="coredns servfail",
     )
