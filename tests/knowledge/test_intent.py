@@ -139,17 +139,22 @@ def test_a_reported_problem_is_answered_with_the_fix_and_an_unread_question_by_r
     assert reading_intent(text) == intent
 
 
-async def test_a_section_of_only_links_never_leads(
-    tmp_path: Path, onnx: OnnxMiniLmEmbedder
-) -> None:
-    corpus = {
-        "pool-exhausted": """# Connection pool exhausted
+#: A pool runbook's title, opening paragraph and diagnosis (its fix section varies by test).
+POOL_OPENING = """# Connection pool exhausted
 
 The service's database connection pool has no free connections; requests wait and time out.
 
 ## Diagnosis
 Check pg_stat_activity for sessions idle in transaction and which clients hold them.
+"""
 
+
+async def test_a_section_of_only_links_never_leads(
+    tmp_path: Path, onnx: OnnxMiniLmEmbedder
+) -> None:
+    corpus = {
+        "pool-exhausted": POOL_OPENING
+        + """
 ## Mitigation
 Raise the pool size only after finding who holds the connections; kill idle transactions.
 
@@ -182,13 +187,8 @@ async def test_a_fix_section_that_only_links_to_the_procedure_is_still_the_fix(
 ) -> None:
     """ "## Mitigation" whose body is "- [deployment-rollback](…)": its heading names the kind."""
     corpus = {
-        "pool-exhausted": """# Connection pool exhausted
-
-The service's database connection pool has no free connections; requests wait and time out.
-
-## Diagnosis
-Check pg_stat_activity for sessions idle in transaction and which clients hold them.
-
+        "pool-exhausted": POOL_OPENING
+        + """
 ## Mitigation
 - [deployment-rollback](deployment-rollback.md)
 - [scale-out](scale-out.md)
