@@ -243,7 +243,7 @@ class Answering:
         if similar and asks_if_seen_before(q.text):
             summary = _seen_before(similar[0], summary)
         own = _budget(personal, self.config.context_tokens // 3, prefix="Y")
-        if own and summary == messages.NOTHING_FOUND:
+        if own and summary == messages.NOTHING_FOUND and _ABOUT_ME.search(q.text):
             # "What did I tell you to remember?": the answer is the asker's own, sent to them
             # alone; the thread is told where it went, never what it says.
             summary = messages.ONLY_YOURS
@@ -410,9 +410,10 @@ class Answering:
 #: "What did I tell you to remember?", "what do you know about me?": what the bot keeps for the
 #: asker, whatever its words.
 _ABOUT_ME = re.compile(
-    r"\bwhat\b[^?]{0,40}?\b(?:(?:did|have) i (?:tell|told|ask|asked) you(?: to remember)?"
-    r"|do you (?:know|remember) about me|(?:did|have) you remembered(?: for me)?)\b"
-    r"|\bremind me what i (?:told|asked)\b",
+    r"\bwhat\b[^?]{0,40}?\b(?:(?:did|have) i (?:tell|told|ask|asked) you to (?:remember|note|keep)"
+    r"|(?:did|have) i told you(?=\W*$)|do you (?:know|remember) about me"
+    r"|(?:did|have) you remembered(?: for me)?)\b"
+    r"|\bremind me what i (?:told|asked) you to remember\b",
     re.I,
 )
 

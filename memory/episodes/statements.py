@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
+from memory.text import item_references
+
 StatementKind = Literal[
     "root_cause", "decision", "action", "mitigation", "status", "correction", "note"
 ]
@@ -346,7 +348,8 @@ _OWNER = re.compile(
     r"|(?:[—–-]+|\()\s*(?P<name4>@[\w.-]+|<@[A-Z0-9]+>)\s*\)?\s*$"
     # "TODO @dev: raise the limit", "@kim to write the postmortem", "AI-2: @joe add an alert":
     # an item that opens (past its label or key) with whom it is for
-    r"|^\s*(?:(?:todo|action(?:[ -]?items?)?|follow[ -]?up|" + _KEY + r")\s*[:\-–—]?\s*)?"
+    r"|^\s*(?:(?:todo|action(?:[ -]?items?)?|follow[ -]?up|ai[ -]?\d{1,6}|#\d{1,7})"
+    r"\s*+(?:[:\-–—]\s*+)?)?"
     r"(?P<name5>@(?!(?:here|channel|everyone)\b)[\w.-]+|<@[A-Z0-9]+>)(?=\s*[:\-–—]|\s+[a-z])",
     re.I,
 )
@@ -608,6 +611,13 @@ def is_heading(text: str) -> bool:
 def names_an_owner(text: str) -> bool:
     """Whether the text says who owns something ("Dan owns the CI check", "I'll take it")."""
     return _handover(text) is not None or any(p.search(text) for p in (_OWNER, _MINE))
+
+
+def handed_over_keys(text: str) -> set[str]:
+    """The item keys the text's handover wording gives ("hand AI-1 over to @joe, AI-3 stays
+    with @kai" gives AI-1 only), lower-cased as `item_references` reads them."""
+    handed = _handover(text)
+    return item_references(handed.group(0), any_case=True) if handed else set()
 
 
 def hands_over(text: str) -> bool:

@@ -145,7 +145,7 @@ def summarise(messages: Sequence[Line], names: Mapping[str, str] | None = None) 
             if not sentence.strip():
                 continue
             said = statement_of(sentence, author=author)
-            if stated_status and status and said.kind == "note":
+            if stated_status and status and _tells_how_it_went(said):
                 # "resolved. DNS errors lasted 13 minutes (08:01-08:14)": one status, as said
                 status = _clip(f"{status} {said.text}", MAX_LINE_CHARS)
                 continue
@@ -232,8 +232,15 @@ def summarise(messages: Sequence[Line], names: Mapping[str, str] | None = None) 
 #: A severity as people say it in a thread ("sev1, opening bridge", "SEV-2", "sev 2"), not one
 #: denied ("not a sev1"), another's ("last week's sev1") or asked about ("is this a sev1?").
 SEVERITY_SAID = re.compile(r"\bsev[ -]?([1-5])\b", re.I)
-#: What makes the severity after it not this incident's: a denial or another's ("week's").
-_NOT_THIS_SEVERITY = re.compile(r"(?:\b(?:not|no|never|isn'?t|wasn'?t)(?:\s+an?)?|['’]s)\s+$", re.I)
+#: What makes the severity after it not this incident's: a denial, or another's ("last week's
+#: sev1"; "it's sev1" and "that's sev2" are this one's).
+_NOT_THIS_SEVERITY = re.compile(
+    r"(?:\b(?:not|no|never|isn'?t|wasn'?t)(?:\s+an?)?"
+    r"|\b(?!(?:it|that|this|what|here|there|who|he|she|let)['’]s)\w+['’]s)\s+$",
+    re.I,
+)
+#: How far before a severity its denial or owner is read (bounded: a long message stays linear).
+_BEFORE_SEVERITY = 24
 
 
 def severity_said(text: str) -> str | None:
@@ -243,9 +250,17 @@ def severity_said(text: str) -> str | None:
         if sentence.rstrip().endswith("?"):
             continue
         for found in SEVERITY_SAID.finditer(sentence):
-            if not _NOT_THIS_SEVERITY.search(sentence[: found.start()]):
+            before = sentence[max(0, found.start() - _BEFORE_SEVERITY) : found.start()]
+            if not _NOT_THIS_SEVERITY.search(before):
                 said = f"sev{found.group(1)}"
     return said
+
+
+def _tells_how_it_went(said: Statement) -> bool:
+    """Whether plain talk after a status says how it went in figures ("DNS errors lasted 13
+    minutes", "~37 min of errors"), not a question or a thank-you said with it."""
+    text = said.text.rstrip()
+    return said.kind == "note" and not text.endswith("?") and any(c.isdigit() for c in text)
 
 
 #: Kinds a done report adds nothing to beyond the item it closes.

@@ -84,7 +84,7 @@ _ASKS_STATE = re.compile(
     # "is pgbouncer in transaction mode now?", "are the replicas on v7.2.4 yet?": how a thing
     # stands now, whatever it is said to be
     # ("is there a fix yet?", "is it worth restarting now?" ask for a thing or leave, not a state)
-    r"|^\W*(?:so\s+|and\s+)?(?:is|are)\s+(?!(?:there|it|this|that|these|those)\b)[^?]{1,80}?"
+    r"|^\W*(?:so\s+|and\s+)?(?:is|are)\s+(?!(?:there|it|this|that)\b)[^?]{1,80}?"
     r"\s(?:now|yet|currently|anymore|right\s+now|at\s+the\s+moment)\s*\?+\W*$",
     re.I,
 )

@@ -34,12 +34,12 @@ _KINDS: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = (
             r"(?:,\s*+do (?:we|you|they) know\s*+)?+\?*+\s*+$"
             # "RC?" (in capitals: "rc2", "RC-1", "the RC build" are a release candidate)
             r"|(?-i:\bRC\b)(?![-\d]|\s+(?:build|cut|release|candidate|branch|tag|\d))"
-            # "what's the rc?", "whats the rc for the lag": chat's lower case, asked as what
-            # the question opens with ("is the rc out?", "did we ship the rc?" ask about a
-            # release candidate), or "rc?" alone
-            r"|^\W*(?:so\s+|and\s+)?what(?:'s|’s|s| is| was)\s+(?:the\s+|our\s+)?rc"
-            r"(?=\s*(?:\?|$|(?:for|of|on|here|then)\b))"
-            r"|^\W*rc\s*\?+\W*$",
+            # "what's the rc?", "hey, whats the rc for the lag": chat's lower case, asked as
+            # "what's the rc" ("is the rc out?", "did we ship the rc?" ask about a release
+            # candidate), or "rc?" alone
+            r"|\bwhat(?:'s|’s|s| is| was)\s++(?:the\s++|our\s++)?rc"
+            r"(?=\s*+(?:\?|$|(?:for|of|on|here|then)\b))"
+            r"|^\W*+rc\s*+\?++\W*+$",
             re.I,
         ),
     ),

@@ -20,7 +20,7 @@ from memory.clock import Clock, parse_iso, utc_now
 from memory.episodes.done import carries_out
 from memory.episodes.statements import (
     claims_work,
-    hands_over,
+    handed_over_keys,
     is_heading,
     without_correction_cue,
 )
@@ -92,7 +92,10 @@ EVERY_KIND = ("root_cause", "decision", "action", "mitigation", "status", "corre
 #: Statements shown from the incident "last time" points at.
 LAST_TIME_MOST = 2
 #: Words that name an outage without saying what it was ("how long were we down?").
-_THE_OUTAGE = stems("down broken broke issue issues problem problems failure failures")
+_THE_OUTAGE = stems(
+    "down downtime broken broke issue issues problem problems failure failures error errors "
+    "happen happened happening"
+)
 
 #: Where an item may be said to be done: an action's own update, a status, a fix, plain talk.
 DONE_KINDS = ("action", "status", "correction", "mitigation", "note")
@@ -922,8 +925,8 @@ class Recall:
         # handover's taker's, whoever the item first named (rows are newest first).
         taken: dict[str, bool] = {}
         for r in shared:
-            if r["kind"] == "correction" and hands_over(str(r["text"])):
-                for key in item_references(str(r["text"]), any_case=True):
+            if r["kind"] == "correction":
+                for key in handed_over_keys(str(r["text"])):
                     taken.setdefault(key, _owns(r, requester.name))
         actions = [r for r in shared if r["kind"] == "action"]
         mine = [

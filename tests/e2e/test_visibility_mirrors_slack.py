@@ -160,6 +160,9 @@ async def test_what_i_told_the_bot_to_remember_goes_to_me_alone_and_the_thread_i
         lambda: [e for e in slack.workspace.ephemerals_for(ALICE) if "PTO" in str(e.blocks)]
     )
     assert mine[0].thread_ts == asked and mine[0].channel == INCIDENT
+    # Asked something else that shares a word with it, the thread is not told she has any.
+    _, other = await answered(driver, slack, ALICE, "is search down?", INCIDENT)
+    assert not other.text.startswith(messages.ONLY_YOURS), other.text
     # Someone else asking the same gets nothing of hers.
     _, theirs = await answered(driver, slack, BOB, "what did I tell you to remember?", INCIDENT)
     assert theirs.text.startswith(messages.NOTHING_FOUND), theirs.text

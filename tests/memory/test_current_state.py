@@ -33,6 +33,7 @@ RESOLVED = "status: resolved 10:31."
         "is grafana down?",
         "is pgbouncer in transaction mode now?",  # how it stands now, whatever it is said to be
         "are the replicas on v7.2.4 yet?",
+        "are these replicas on v7.2.4 now?",
     ],
 )
 def test_questions_that_ask_whether_a_thing_still_holds(question: str) -> None:

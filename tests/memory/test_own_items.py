@@ -55,6 +55,9 @@ def test_an_item_is_owned_by_whom_it_names() -> None:
     assert owned_by("AI-7: @kim to rotate the password", "dev", "kim")  # after its key
     assert owned_by("AI-2: @joe add an alert on coredns restarts", "ivy", "joe")
     assert not owned_by("AI-2: @joe add an alert on coredns restarts", "ivy", "ivy")
+    # A severity or a status code before a mention is no item key.
+    assert not owned_by("SEV-1: @joe is IC", "ivy", "joe")
+    assert not owned_by("HTTP-503: @kai seeing these", "ivy", "kai")
     # A list item signed with its owner, as stored (its list marker gone).
     assert owned_by("alert when any cert expires in < 14d — @ben", "ana", "ben")
     assert not owned_by("alert when any cert expires in < 14d — @ben", "ana", "kim")
@@ -106,8 +109,9 @@ async def test_a_personal_item_the_store_returned_is_never_listed(
 async def test_an_item_handed_over_by_its_key_is_owed_by_who_took_it(
     db, redactor, embedder
 ) -> None:
-    """ "AI-1: @kai revert the autopath config", then kai: "I'll hand AI-1 over to @joe": joe
-    owes AI-1 (shown with the handover) and AI-2 named him first; kai owes nothing any more."""
+    """ "AI-1: @kai revert the autopath config", then kai: "I'll hand AI-1 over to @joe, AI-3
+    stays with me": joe owes AI-1 (shown with the handover) and AI-2, which named him first;
+    kai still owes AI-3. A correction that hands nothing over moves nothing."""
     recall = await incident_channel(
         db,
         redactor,
@@ -115,7 +119,8 @@ async def test_an_item_handed_over_by_its_key_is_owed_by_who_took_it(
         [
             ("AI-1: @kai revert the autopath config in the Corefile", "action"),
             ("AI-2: @joe add an alert on coredns restarts", "action"),
-            ("I'll hand AI-1 over to @joe, I'm in a workshop all afternoon", "correction"),
+            ("AI-3: @kai write the postmortem", "action"),
+            ("I'll hand AI-1 over to @joe, AI-3 stays with me", "correction"),
             ("correction: AI-2 is about the coredns restarts alert, not the pods'", "correction"),
         ],
         title="coredns servfail",
@@ -124,5 +129,7 @@ async def test_an_item_handed_over_by_its_key_is_owed_by_who_took_it(
     owed = [i.text for i in await recall.relevant(joe, "what do I owe?")]
     assert "AI-2: @joe add an alert on coredns restarts" in owed, owed
     assert "AI-1: @kai revert the autopath config in the Corefile" in owed, owed
+    assert not [t for t in owed if t.startswith("AI-3")], owed  # only the key handed over
     kai = Requester.full_member("T1/UKAI", "T1", channel_id="C1", name="kai")
-    assert await recall.relevant(kai, "what do I owe?") == []
+    still = [i.text for i in await recall.relevant(kai, "what do I owe?")]
+    assert still == ["AI-3: @kai write the postmortem"], still

@@ -197,7 +197,13 @@ def test_asking_to_hear_of_an_item_is_no_new_item() -> None:
 def test_shorthand_and_a_slip_of_the_keyboard_ask_for_the_kind_they_mean() -> None:
     assert asked_kinds("RC?") == ("root_cause",)
     # Chat's lower case asks it as the question's last word or what it is of.
-    for asked in ("what's the rc?", "whats the rc", "what is the rc for inc-601?"):
+    for asked in (
+        "what's the rc?",
+        "whats the rc",
+        "what is the rc for inc-601?",
+        "hey, what's the rc?",
+        "rc?",
+    ):
         assert asked_kinds(asked) == ("root_cause",), asked
     for candidate in (
         "what was the rc2 build?",

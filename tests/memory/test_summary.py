@@ -476,11 +476,18 @@ def test_a_status_keeps_the_plain_talk_said_with_it() -> None:
     # What the next message says is its own.
     apart = summarise(_thread("dns down", "status: resolved.", "DNS errors lasted 13 min"))
     assert apart.status == "resolved."
+    # A question or a thank-you said with it is no part of where things stand.
+    asked = "status: mitigated. can someone check why the replica lag alert is firing?"
+    assert summarise(_thread("dns down", asked)).status == "mitigated."
+    thanks = "status: resolved. thanks all, great work!"
+    assert summarise(_thread("dns down", thanks)).status == "resolved."
 
 
 def test_a_severity_asked_about_denied_or_of_another_incident_is_not_said() -> None:
     for said in ("is this a sev1?", "not a sev1", "last week's sev1 looked the same"):
         assert "severity" not in summarise(_thread("cart 500s", said)).sections, said
+    for said in ("it's sev1, opening bridge", "that's sev1 now"):  # this incident's
+        assert summarise(_thread("cart 500s", said)).sections["severity"] == ["sev1"], said
     assert summarise(_thread("cart 500s", "not a sev1, sev3 at most")).sections["severity"] == [
         "sev3"
     ]

@@ -13,6 +13,7 @@ import pytest
 
 from bot.answer import messages
 from bot.answer.compose import (
+    _ABOUT_ME,
     DONE_LABEL,
     OUTCOME_LABEL,
     SUPERSEDED_LABEL,
@@ -559,3 +560,12 @@ def test_how_long_something_lasted_is_asked_of_what_was_said_not_of_a_runbook() 
     assert _asks_who_or_where("how long ago did we roll back?")
     assert not _asks_who_or_where("how long does a failover take?")
     assert not _asks_who_or_where("how long have we got before the cert expires?")
+
+
+def test_asking_what_the_bot_keeps_for_me_is_told_from_asking_about_something_else() -> None:
+    for asked in ("what did I tell you to remember?", "what do you know about me?",
+                  "what have I told you?", "remind me what I asked you to remember"):  # fmt: skip
+        assert _ABOUT_ME.search(asked), asked
+    for other in ("what did I ask you to check on the kafka consumer?", "is search down?",
+                  "what did I tell you about the db?"):  # fmt: skip
+        assert not _ABOUT_ME.search(other), other

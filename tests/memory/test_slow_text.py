@@ -1,0 +1,24 @@
+"""Readers of chat stay linear on long messages: a pasted 40k-character line must not stall the
+bot (each is timed against a budget far above what a linear pass takes)."""
+
+from __future__ import annotations
+
+import time
+
+from memory.episodes.statements import classify
+from memory.episodes.summary import severity_said
+from memory.recall.earlier import asked_kinds
+
+BUDGET_S = 1.0  # a linear pass over these inputs takes a few milliseconds
+
+
+def _took(call: object, text: str) -> float:
+    started = time.perf_counter()
+    call(text)  # type: ignore[operator]
+    return time.perf_counter() - started
+
+
+def test_long_runs_of_one_character_are_read_in_linear_time() -> None:
+    assert _took(asked_kinds, "rc" + "?" * 39_000 + "x") < BUDGET_S
+    assert _took(classify, "AI-2" + " " * 50_000 + "x") < BUDGET_S
+    assert _took(severity_said, "sev1 " * 8_000) < BUDGET_S
