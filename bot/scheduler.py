@@ -235,8 +235,10 @@ def digest_parts(d: Digest) -> list[str]:
         text = strip_label(x.text)[:200]
         # The roll-up's line of a decision carried out ("… → done: cordoned …") and the note
         # it was made from are one decision.
-        said = text.partition(DONE_MARK)[0].strip().lower()
-        if said in seen:
+        said = " ".join(text.partition(DONE_MARK)[0].lower().split())
+        # The roll-up quotes the decision ("we keep v3.8.0 …"); its note is the whole message
+        # ("That fits the timing. Decision: we keep v3.8.0 …"): one decision, said once.
+        if any(said in other or other in said for other in seen):
             continue
         seen.add(said)
         shown = f"Decision: {_digest_action(text)}"

@@ -217,11 +217,14 @@ _CONTRACTIONS = (("'s ", " is "), ("’s ", " is "), ("'re ", " are "), ("’re 
 #: A question word, then (past its subject) the first helper verb: the tense it asks in.
 _WH = re.compile(r"\b(?:who|whom|whose|what|when|which|why|how(?: long| many| much)?)\b", re.I)
 _HELPER = re.compile(
-    r"\b(did|was|were|had|has|have|is|are|do|does|will|should|shall|can|could|must|would"
-    r"|need to|how to)\b",
+    r"\b(did|was|were|had|has|have|didn'?t|wasn'?t|weren'?t|hadn'?t|hasn'?t|haven'?t|is|are|do"
+    r"|does|will|should|shall|can|could|must|would|need to|how to)(?![\w'’])",
     re.I,
 )
-_PAST_HELPERS = frozenset({"did", "was", "were", "had", "has", "have"})
+_PAST_HELPERS = frozenset(
+    {"did", "was", "were", "had", "has", "have"}
+    | {f"{h}n{a}t" for h in ("did", "was", "were", "had", "has", "have") for a in ("'", "")}
+)
 _PRESENT_STATE = frozenset({"is", "are"})
 #: "who approved", "what caused", "what happened", "who said": a past verb right after it.
 #: "which alert fired", "what pods crashed": one noun may stand between (never a helper verb).

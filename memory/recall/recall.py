@@ -94,7 +94,7 @@ LAST_TIME_MOST = 2
 #: Words that name an outage without saying what it was ("how long were we down?").
 _THE_OUTAGE = stems(
     "down downtime broken broke issue issues problem problems failure failures error errors "
-    "happen happened happening"
+    "happen happened happening slow slowness"
 )
 
 #: Where an item may be said to be done: an action's own update, a status, a fix, plain talk.
@@ -436,6 +436,7 @@ class Recall:
         items = await self._with_outcome(requester, query, items, ranked)
         items = await self._with_earlier(requester, query, items, ranked)
         items = await self._with_this_incident(requester, query, items, thread)
+        items = await self._with_how_long_here(requester, query, items)
         items = await self._with_item_elsewhere(requester, query, items, ranked)
         items = await self._with_said_time(requester, query, items, ranked)
         return await self._with_follow_through(requester, items)
@@ -825,7 +826,8 @@ class Recall:
         kinds = asked_kinds(query)
         if not kinds or about_an_earlier_incident(query):
             return items
-        topic = topic_words(query)
+        # "Why was it slow?": the outage itself, which the incident is, names nothing more.
+        topic = topic_words(query) - _THE_OUTAGE
         if items and topic and any(i.kind in kinds for i in items):
             return items
         said = await self._this_incidents(
@@ -833,6 +835,28 @@ class Recall:
         )
         shown = {i.id for i in said}
         return said + [i for i in items if i.id not in shown]
+
+    async def _with_how_long_here(
+        self, requester: Requester, query: str, items: list[RecallItem]
+    ) -> list[RecallItem]:
+        """ "How long did it last?" asked in an incident's channel, naming nothing but the
+        outage: the statement of the incident that says how long, its status first ("impact was
+        39 minutes of slow orders pages (14:50-15:29)"), leads what search kept."""
+        if wanted(query) != "duration" or about_an_earlier_incident(query):
+            return items
+        if topic_words(question_topic(query)) - _THE_OUTAGE:
+            return items
+        if any(says_a_span(it.text) for it in items[:1]):
+            return items
+        incident = await self._incident_asked_in(requester)
+        if incident is None:
+            return items
+        rows = await note_store.incident_statements(
+            self._db, requester, incident.id, kinds=EVERY_KIND
+        )
+        spans = [r for r in rows if r["scope"] != "user" and says_a_span(str(r["text"]))]
+        best = sorted(spans, key=lambda r: r["kind"] != "status")[:1]
+        return _leading(await self._as_items(requester, best), items) if best else items
 
     async def _with_item_elsewhere(
         self,
@@ -1536,10 +1560,12 @@ def _incidents_read_whole(
     the lag incident as "consumer group … is 2.1M behind" and "kafka-3 is at 97% disk". An
     incident counts when at least two of its messages each say a word of the report the others
     do not, together at least half of its words (numbers left out: they are this incident's
-    readings), and the floor passes it on the closest message's meaning, that share and the
+    readings; a name that holds one, "p99", stays), and the floor passes it on the closest message's meaning, that share and the
     best rank (the words-only floor when none has a vector yet). It is linked by the message
     that says the most of it."""
-    words = {w for w in stems(report) if not any(c.isdigit() for c in w)}
+    words = {
+        w for w in stems(report) if not any(c.isdigit() for c in w) or _NAMED_NUMBER.fullmatch(w)
+    }
     if len(words) < 2:
         return {}
     grouped: dict[str, list[tuple[int, RecallItem, frozenset[str]]]] = {}
@@ -1573,6 +1599,11 @@ def _incidents_read_whole(
             best = max(group, key=lambda g: (len(g[2]), -g[0]))[1]
             out[incident_id] = (p, best)
     return out
+
+
+#: A name that holds a number ("p99", "s3", "http2"), not a reading ("3s", "94%"), a version
+#: ("v5") or a host ("kafka-5"): it says what the report is about as any word does.
+_NAMED_NUMBER = re.compile(r"(?!v\d)[a-z]{1,5}\d{1,3}")
 
 
 def _owns(row: Row, name: str) -> bool:

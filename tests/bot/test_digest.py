@@ -124,3 +124,18 @@ def test_an_incident_registered_from_its_channel_shows_the_severity_its_thread_s
     assert "· severity not set ·" in quiet and "sev3" not in quiet
     (declared,) = digest_parts(Digest("T1", NOW, NOW, [_incident(1)], [], [said], []))[1:]
     assert declared.startswith("• *inc-1* checkout outage 1 · sev2 · open"), declared
+
+
+def test_a_decision_quoted_by_the_roll_up_and_its_whole_message_is_said_once() -> None:
+    """The roll-up quotes "we keep v3.8.0 but pre-warm the cache"; the decision note is the
+    message it was said in ("That fits the timing. Decision: we keep v3.8.0 …")."""
+    quoted = "we keep v3.8.0 but pre-warm the cache with the top 50k keys"
+    decisions = [
+        DigestDecision(quoted, "C1", "inc-1", "episode"),
+        DigestDecision(f"That fits the timing. Decision: {quoted}", "C1", "inc-1", "note"),
+        DigestDecision("roll back search to v2", "C1", "inc-1", "note"),
+    ]
+    parts = digest_parts(Digest("T1", NOW, NOW, [_incident(1)], [], [], decisions))
+    (part,) = parts[1:]
+    assert part.count("pre-warm the cache") == 1, part
+    assert "roll back search to v2" in part

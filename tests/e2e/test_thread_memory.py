@@ -1212,3 +1212,71 @@ async def test_what_the_team_decided_under_an_alert_gets_no_runbook_and_the_rc_i
     owner = await _asked_under(driver, slack, INCIDENT, root, "who owns the pgbouncer change?")
     lead = owner.text.splitlines()[0]
     assert lead.startswith("Memory says") and "switch pgbouncer" in lead, owner.text
+
+
+async def test_why_it_was_slow_why_we_did_not_roll_back_and_how_long_it_lasted_are_this_incidents(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """Prose, as a team writes up as it goes. "Why was it slow?" is this incident's root cause
+    (its words say "cache", not "slow"); "why didn't we roll back?" asks what was decided, so
+    memory leads over the checkout runbook's "roll back the deploy"; "how long did it last?"
+    is the wrap-up's span."""
+    report = await driver.say(INCIDENT, ALICE, "checkout p99 latency at 2.4s since 14:50")
+    root = report.ts
+    assert root is not None
+    said = [
+        (BOB, "the 14:45 deploy of checkout v3.8.0 changed the cache key format"),
+        (
+            ALICE,
+            "decision: keep v3.8.0 and pre-warm the cache rather than rolling back, it has the tax fix",
+        ),
+        (
+            BOB,
+            "root cause: the v3.8.0 cache key change invalidated the whole cache and nothing warmed it",
+        ),
+        (
+            ALICE,
+            "wrap-up: impact was 39 minutes of slow checkout pages (14:50-15:29). status: resolved",
+        ),
+    ]
+    for user, text in said:
+        await driver.say(INCIDENT, user, text, thread_ts=root)
+    await finished(bot, answers=0, captured=len(said) + 1)
+    why = await _asked_under(driver, slack, INCIDENT, root, "why was it slow?")
+    assert (
+        why.text.startswith("Memory says")
+        and "invalidated the whole cache" in why.text.splitlines()[0]
+    ), why.text
+    kept = await _asked_under(driver, slack, INCIDENT, root, "why didn't we roll back?")
+    assert (
+        kept.text.startswith("Memory says")
+        and "rather than rolling back" in kept.text.splitlines()[0]
+    ), kept.text
+    took = await _asked_under(driver, slack, INCIDENT, root, "how long did it last?")
+    assert took.text.startswith("Memory says") and "39 minutes" in took.text.splitlines()[0], (
+        took.text
+    )
+
+
+async def test_seen_this_before_reads_a_metric_named_with_a_number_as_a_word(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """ "catalog p99 jumped to 3s right after the v5.2 deploy, cache hit ratio fell off a cliff":
+    "p99" names what was measured, as "latency" would; "3s" and "v5.2" are this incident's own
+    readings. The orders incident said "p99", "cache hit ratio" and "deploy" in its messages."""
+    said = [
+        (BOB, "orders p99 latency at 2.4s, error rate flat"),
+        (ALICE, "cache hit ratio dropped from 94% to 61% at 14:49"),
+        (BOB, "the 14:45 deploy of orders-api v3.8.0 changed the cache key format"),
+        (ALICE, "root cause: the v3.8.0 cache key change invalidated the whole cache"),
+    ]
+    later = await _then_a_new_incident(bot, driver, slack, said, "C0INC55")
+    report = (
+        "catalog p99 jumped to 3s right after the v5.2 deploy, cache hit ratio fell off a cliff"
+    )
+    root = await driver.say(later, BOB, report)
+    assert root.ts is not None
+    await finished(bot, answers=0, captured=len(said) + 1)
+    await Jobs(bot.deps, bot.app.client, team_id=TEAM).index_vectors()
+    answer = await _asked_under(driver, slack, later, root.ts, "seen this before?")
+    assert answer.text.startswith("Seen before: inc-42 "), answer.text
