@@ -198,6 +198,20 @@ def _set_it(said: str, report: _Report) -> str:
     return f" (still {report.recorded} here: `/incident status {word}` in its channel sets it)"
 
 
+#: A decision label opening a later sentence of a message ("That fits. Decision: we keep …").
+_LATER_DECISION = re.compile(r"(?:^|[.!?]\s+)(?:decision|decided)\s*:\s*", re.I)
+
+
+def _decided(text: str) -> str:
+    """What a decision line decides, as compared for repeats: after its last decision label,
+    without any "→ done" note, in lower case with single spaces."""
+    said = text.partition(DONE_MARK)[0]
+    labels = list(_LATER_DECISION.finditer(said))
+    if labels:
+        said = said[labels[-1].end() :]
+    return " ".join(said.lower().split()).rstrip(" .")
+
+
 def digest_parts(d: Digest) -> list[str]:
     """The digest post, one part (one Block Kit section) per incident as a person would report
     it (root cause, decisions, status, actions), then one per thread or decision of no incident;
@@ -230,17 +244,17 @@ def digest_parts(d: Digest) -> list[str]:
             report.actions.append(f"…and {more} more action{'s' if more > 1 else ''}")
         if e.incident_id is None:
             loose.append(report.render())
-    seen: set[str] = set()
+    seen: set[tuple[str | None, str]] = set()
     for x in d.decisions:
         text = strip_label(x.text)[:200]
         # The roll-up's line of a decision carried out ("… → done: cordoned …") and the note
-        # it was made from are one decision.
-        said = " ".join(text.partition(DONE_MARK)[0].lower().split())
-        # The roll-up quotes the decision ("we keep v3.8.0 …"); its note is the whole message
-        # ("That fits the timing. Decision: we keep v3.8.0 …"): one decision, said once.
-        if any(said in other or other in said for other in seen):
+        # it was made from are one decision; so are the roll-up's quote ("we keep v3.8.0 …")
+        # and the whole message it was said in ("That fits. Decision: we keep v3.8.0 …"),
+        # in its own incident.
+        key = (x.incident_id, _decided(text))
+        if key in seen:
             continue
-        seen.add(said)
+        seen.add(key)
         shown = f"Decision: {_digest_action(text)}"
         if x.incident_id is None:
             loose.append(f"• {shown}")

@@ -94,6 +94,9 @@ _SPAN = re.compile(
     r"|\b(?:took|takes|lasted)\s(?:about\s|around\s|~\s?)?\d{1,2}:\d{2}\b",
     re.I,
 )
+_SPAN_IN_UNITS = re.compile(
+    _SPAN.pattern.replace("|m|h)", "|h)", 1) + r"|(?<![\d.])\d{1,2}(?-i:m)\b", re.I
+)
 _NUMBER = re.compile(r"\d")
 # Discourse markers of an explanation: cause ("because", "due to", "->"), consequence ("so",
 # "which means") and the contrast or negation an explanation of a failure turns on ("but",
@@ -118,6 +121,12 @@ def wanted(question: str) -> AnswerType | None:
         if pattern.search(question):
             return kind
     return None
+
+
+def says_how_long(text: str) -> bool:
+    """`says_a_span` without what only looks like minutes ("2.1M behind", "512m heap"; "45m"
+    and "2h" still are): what an incident's statement of how long it lasted says."""
+    return bool(_SPAN_IN_UNITS.search(text))
 
 
 def says_a_span(text: str) -> bool:

@@ -217,13 +217,15 @@ _CONTRACTIONS = (("'s ", " is "), ("’s ", " is "), ("'re ", " are "), ("’re 
 #: A question word, then (past its subject) the first helper verb: the tense it asks in.
 _WH = re.compile(r"\b(?:who|whom|whose|what|when|which|why|how(?: long| many| much)?)\b", re.I)
 _HELPER = re.compile(
-    r"\b(did|was|were|had|has|have|didn'?t|wasn'?t|weren'?t|hadn'?t|hasn'?t|haven'?t|is|are|do"
-    r"|does|will|should|shall|can|could|must|would|need to|how to)(?![\w'’])",
+    r"\b(did|was|were|had|has|have|didn['’]?t|wasn['’]?t|weren['’]?t|hadn['’]?t|is|are|do"
+    r"|does|will|should|shall|can|could|must|would|need to|how to)(?!\w)",
     re.I,
 )
+#: "why didn't we roll back?" asks what happened; "why haven't the pods recovered?" asks
+#: about now (a present perfect negated is a state still holding), so only these negate.
 _PAST_HELPERS = frozenset(
     {"did", "was", "were", "had", "has", "have"}
-    | {f"{h}n{a}t" for h in ("did", "was", "were", "had", "has", "have") for a in ("'", "")}
+    | {f"{h}n{a}t" for h in ("did", "was", "were", "had") for a in ("'", "’", "")}
 )
 _PRESENT_STATE = frozenset({"is", "are"})
 #: "who approved", "what caused", "what happened", "who said": a past verb right after it.

@@ -27,7 +27,7 @@ from memory.episodes.statements import (
 from memory.errors import EmbeddingUnavailable, InvalidLimit
 from memory.incidents import parse_incident_id
 from memory.notes.exchange import WINDOW as EXCHANGE_WINDOW
-from memory.recall.answer_type import holds, says_a_span, wanted
+from memory.recall.answer_type import holds, says_a_span, says_how_long, wanted
 from memory.recall.clauses import clauses
 from memory.recall.clock_times import says_time, times_in
 from memory.recall.current import (
@@ -854,7 +854,7 @@ class Recall:
         rows = await note_store.incident_statements(
             self._db, requester, incident.id, kinds=EVERY_KIND
         )
-        spans = [r for r in rows if r["scope"] != "user" and says_a_span(str(r["text"]))]
+        spans = [r for r in rows if r["scope"] != "user" and says_how_long(str(r["text"]))]
         best = sorted(spans, key=lambda r: r["kind"] != "status")[:1]
         return _leading(await self._as_items(requester, best), items) if best else items
 
@@ -1322,7 +1322,7 @@ class Recall:
             if not kinds:
                 # How long the incident lasted is what its status says ("resolved. ~37 min of
                 # errors"); a span in a side remark ("dashboards lagged 2 min") is of something else.
-                spans = [r for r in shared if says_a_span(str(r["text"]))]
+                spans = [r for r in shared if says_how_long(str(r["text"]))]
                 shared = sorted(spans, key=lambda r: r["kind"] != "status")[:1]
             return await self._as_items(requester, shared[:LAST_TIME_MOST]), past
         asked = without_pointer_back(query)
@@ -1601,9 +1601,10 @@ def _incidents_read_whole(
     return out
 
 
-#: A name that holds a number ("p99", "s3", "http2"), not a reading ("3s", "94%"), a version
-#: ("v5") or a host ("kafka-5"): it says what the report is about as any word does.
-_NAMED_NUMBER = re.compile(r"(?!v\d)[a-z]{1,5}\d{1,3}")
+#: A percentile named with its number ("p99", "p95"): what was measured, as "latency" would
+#: say; a reading ("3s"), a version ("v5"), a host ("db01") or a severity ("sev1", "p1") is
+#: this incident's own.
+_NAMED_NUMBER = re.compile(r"p\d{2,3}")
 
 
 def _owns(row: Row, name: str) -> bool:

@@ -139,3 +139,21 @@ def test_a_decision_quoted_by_the_roll_up_and_its_whole_message_is_said_once() -
     (part,) = parts[1:]
     assert part.count("pre-warm the cache") == 1, part
     assert "roll back search to v2" in part
+
+
+def test_decisions_that_only_share_words_are_all_shown() -> None:
+    """ "roll back" does not hide "roll back checkout to v41 and disable retries", "scale to
+    10" does not hide "scale to 100", and one incident's decision hides no other's."""
+    decisions = [
+        DigestDecision("roll back", "C1", "inc-1", "note"),
+        DigestDecision("roll back checkout to v41 and disable retries", "C1", "inc-1", "note"),
+        DigestDecision("scale to 10", "C1", "inc-1", "note"),
+        DigestDecision("scale to 100", "C1", "inc-1", "note"),
+        DigestDecision("roll back", "C2", "inc-2", "note"),
+    ]
+    parts = digest_parts(Digest("T1", NOW, NOW, [_incident(1), _incident(2)], [], [], decisions))
+    first, second = parts[1:]
+    lines = [line.strip() for line in first.splitlines()]
+    assert "Decision: roll back" in lines and "Decision: scale to 10" in lines, lines
+    assert "disable retries" in first and "Decision: scale to 100" in lines, lines
+    assert "Decision: roll back" in second, second

@@ -168,3 +168,16 @@ def test_a_verb_that_says_what_was_done_stays_a_topic_word() -> None:
     assert topic_words("what did we look into?") == set()
     assert topic_words("did we change the pool size?") == {"pool", "size"}
     assert topic_words("how did we fix the stuck partition?") == {"stuck", "partit"}
+
+
+def test_a_negated_past_helper_asks_what_happened_a_negated_present_perfect_does_not() -> None:
+    from memory.recall.earlier import asks_what_happened
+
+    for asked in (
+        "why didn't we roll back?",
+        "why didn’t we roll back?",
+        "why didnt we roll back?",
+    ):
+        assert asks_what_happened(asked), asked
+    assert not asks_what_happened("why haven't the pods recovered?")  # how things stand now
+    assert not asks_what_happened("why can't we deploy now?")

@@ -881,3 +881,35 @@ async def test_a_personal_note_never_points_last_time_at_an_incident(db, redacto
     recall = Recall(db, embedder, RecallConfig(floors=strict))
     items = await recall.relevant(owner, "why did renewal fail last time")
     assert not any(i.kind == "root_cause" for i in items), [i.text for i in items]
+
+
+def test_how_long_an_incident_lasted_is_said_in_time_units_not_in_rows_or_heap_sizes() -> None:
+    from memory.recall.answer_type import says_how_long
+
+    for said in ("~37 min of checkout errors", "lasted 13 minutes", "took 2h", "after 45m",
+                 "(14:50-15:29)"):  # fmt: skip
+        assert says_how_long(said), said
+    for other in ("consumer group is 2.1M behind", "heap 512m", "2.1m rows"):
+        assert not says_how_long(other), other
+
+
+def test_a_report_read_whole_counts_a_percentile_but_not_a_severity_or_a_host() -> None:
+    """ "sev1: cart db01 unreachable" names this incident's severity and host: an incident that
+    said "declaring sev1" and "db01 disk at 91%" is not like it on those alone; "p99" is what
+    was measured and counts."""
+    from datetime import UTC, datetime
+
+    from memory.recall.floor import FLOORS
+    from memory.recall.recall import RecallItem, _incidents_read_whole
+
+    def said(n: int, text: str) -> RecallItem:
+        return RecallItem(n, "note", text, "channel", "inc-7", "C7", "T1/U1",
+                          datetime.now(UTC), None, 1.0, similarity=0.6)  # fmt: skip
+
+    asker = Requester.full_member("T1/U9", "T1", channel_id="C9")
+    floors = (FLOORS["hybrid"], FLOORS["keyword"])
+    hits = [said(1, "declaring sev1, ledger is down"), said(2, "db01 disk at 91%")]
+    assert _incidents_read_whole("sev1: cart db01 unreachable", hits, {}, asker, floors) == {}
+    hits = [said(1, "orders p99 at 2.4s"), said(2, "cache hit ratio dropped to 61%")]
+    report = "catalog p99 jumped to 3s, cache hit ratio fell"
+    assert "inc-7" in _incidents_read_whole(report, hits, {}, asker, floors)
