@@ -27,7 +27,7 @@ from memory.episodes.statements import (
     strip_label,
     without_correction_cue,
 )
-from memory.recall.answer_type import says_a_span, wanted
+from memory.recall.answer_type import says_how_long, wanted
 from memory.recall.current import asks_current_state
 from memory.recall.earlier import asked_kinds, asks_what_happened, topic_words, without_frame
 from memory.recall.open_items import asks_open_items
@@ -910,7 +910,7 @@ def _answering_sentence(text: str, question: str, limit: int = 280) -> str:
         key=lambda i: (
             bool(kinds) and classify(sentences[i]).kind in kinds,
             len(asked & stems(sentences[i])),
-            typed == "duration" and says_a_span(sentences[i]),
+            typed == "duration" and says_how_long(sentences[i]),
             -i,
         ),
     )
