@@ -29,7 +29,13 @@ from memory.episodes.statements import (
 )
 from memory.recall.answer_type import says_how_long, wanted
 from memory.recall.current import asks_current_state
-from memory.recall.earlier import asked_kinds, asks_what_happened, topic_words, without_frame
+from memory.recall.earlier import (
+    OUTAGE_WORDS,
+    asked_kinds,
+    asks_what_happened,
+    topic_words,
+    without_frame,
+)
 from memory.recall.open_items import asks_open_items
 from memory.recall.outcomes import OUTCOME_WORDS, asks_outcome, reports_outcome
 from memory.recall.own_items import asks_own_items
@@ -362,7 +368,7 @@ class Answering:
         said = asks_what_happened(q.text)
         if said and _SAID_ONLY & set(asked_kinds(q.text)):
             return []  # "whats the status": where it stands is what the team said, even terse
-        if said and (not topic_words(q.text) or _asks_who_or_where(q.text)):
+        if said and (not topic_words(q.text) - OUTAGE_WORDS or _asks_who_or_where(q.text)):
             # "what did we decide?", "what's the rc?" under an alert ask what the team said,
             # however near the alert is to a runbook
             return []

@@ -148,6 +148,12 @@ def about_an_earlier_incident(question: str) -> bool:
     return bool(_EARLIER.search(question))
 
 
+#: Words that name an outage without saying what it was ("how long were we down?").
+OUTAGE_WORDS = stems(
+    "down downtime broken broke issue issues problem problems failure failures error errors "
+    "happen happened happening slow slowness"
+)
+
 # What names the kind or points back says nothing about the subject of the statement asked for.
 _FRAME = stems(
     "decide decided decides deciding decision decisions agreed agree settled root cause causes "

@@ -39,6 +39,7 @@ from memory.recall.current import (
     subject_of,
 )
 from memory.recall.earlier import (
+    OUTAGE_WORDS,
     about_an_earlier_incident,
     asked_kinds,
     asks_what_happened,
@@ -91,11 +92,6 @@ class AskedIn:
 EVERY_KIND = ("root_cause", "decision", "action", "mitigation", "status", "correction", "note")
 #: Statements shown from the incident "last time" points at.
 LAST_TIME_MOST = 2
-#: Words that name an outage without saying what it was ("how long were we down?").
-_THE_OUTAGE = stems(
-    "down downtime broken broke issue issues problem problems failure failures error errors "
-    "happen happened happening slow slowness"
-)
 
 #: Where an item may be said to be done: an action's own update, a status, a fix, plain talk.
 DONE_KINDS = ("action", "status", "correction", "mitigation", "note")
@@ -827,7 +823,7 @@ class Recall:
         if not kinds or about_an_earlier_incident(query):
             return items
         # "Why was it slow?": the outage itself, which the incident is, names nothing more.
-        topic = topic_words(query) - _THE_OUTAGE
+        topic = topic_words(query) - OUTAGE_WORDS
         if items and topic and any(i.kind in kinds for i in items):
             return items
         said = await self._this_incidents(
@@ -844,7 +840,7 @@ class Recall:
         39 minutes of slow orders pages (14:50-15:29)"), leads what search kept."""
         if wanted(query) != "duration" or about_an_earlier_incident(query):
             return items
-        if topic_words(question_topic(query)) - _THE_OUTAGE:
+        if topic_words(question_topic(query)) - OUTAGE_WORDS:
             return items
         if any(says_a_span(it.text) for it in items[:1]):
             return items
@@ -1232,7 +1228,7 @@ class Recall:
             thread is not None
             and thread.opening
             and about_an_earlier_incident(query)
-            and not topic_words(question_topic(query)) - _THE_OUTAGE
+            and not topic_words(question_topic(query)) - OUTAGE_WORDS
         ):
             # "What fixed it last time?", "how long were we down last time?": nothing named
             # but the outage itself, so "it" is what the thread reports.

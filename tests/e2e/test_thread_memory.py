@@ -1243,6 +1243,8 @@ async def test_why_it_was_slow_why_we_did_not_roll_back_and_how_long_it_lasted_a
         await driver.say(INCIDENT, user, text, thread_ts=root)
     await finished(bot, answers=0, captured=len(said) + 1)
     why = await _asked_under(driver, slack, INCIDENT, root, "why was it slow?")
+    # What made this incident slow is no runbook's: none stands beside the root cause.
+    assert "*Runbooks*" not in json.dumps(why.blocks), why.blocks
     assert (
         why.text.startswith("Memory says")
         and "invalidated the whole cache" in why.text.splitlines()[0]
