@@ -371,12 +371,13 @@ class Recall:
 
         subjects = await self.subjects(requester, ranked)
 
-        def judged(text: str) -> list[float]:
+        def read(text: str) -> list[Features]:
+            return [features(text, it, r, subjects.get(it.id, "")) for r, it in enumerate(ranked)]
+
+        def judged(reads: list[Features]) -> list[float]:
             return [
-                (floor if it.similarity > 0 else words_only).probability(
-                    features(text, it, r, subjects.get(it.id, ""))
-                )
-                for r, it in enumerate(ranked)
+                (floor if it.similarity > 0 else words_only).probability(f)
+                for f, it in zip(reads, ranked, strict=True)
             ]
 
         # "Last time" is no word a past incident's note says. A question that asks for a kind of
@@ -384,7 +385,8 @@ class Recall:
         # incident's statements (`_with_earlier`) and keeps it, so its kind word ("decide")
         # alone passes no decision.
         plain = not asked_kinds(query) and topic_words(query)
-        probabilities = judged(without_pointer_back(query) if plain else query)
+        reads = read(without_pointer_back(query) if plain else query)
+        probabilities = judged(reads)
         chosen = floor.keep(probabilities)
         if wanted(query) == "duration" and not any(says_a_span(ranked[i].text) for i in chosen):
             # "How long was it down?": the item that says a span answers it, if it passes the
@@ -400,24 +402,20 @@ class Recall:
         # from the incident (channel) the answer leads with.
         lead = ranked[min(chosen)].channel_id if chosen else None
         for part in parts if len(parts) > 1 else []:
-            answers = judged(part)
+            answers = judged(read(part))
             same = [i for i in floor.keep(answers) if lead is None or ranked[i].channel_id == lead]
             if same:
                 best = max(same, key=answers.__getitem__)
                 if best not in chosen:
                     chosen.append(best)
                 lead = lead or ranked[best].channel_id
-        # "Follow-ups:" heads the items under it, and answers nothing itself.
         # Of the kept items, the one that says all of what is asked leads one that says only
         # part of it ("did we fail back?": "failed back to redis-sess-a" over "failed over …,
-        # writes back"), however search ranked them.
-        asked_of = {
-            i: features(query, ranked[i], i, subjects.get(ranked[i].id, "")).coverage
-            for i in chosen
-        }
+        # writes back"), however search ranked them. "Follow-ups:" heads the items under it,
+        # and answers nothing itself.
         kept = [
             replace(ranked[i], relevance=probabilities[i])
-            for i in sorted(chosen, key=lambda i: (asked_of[i] < 1.0, i))
+            for i in sorted(chosen, key=lambda i: (reads[i].coverage < 1.0, i))
             if not is_heading(ranked[i].text)
         ]
         if wanted(query) == "duration":  # the item that says how long leads the kept ones
