@@ -193,3 +193,49 @@ async def test_an_action_item_or_a_decision_on_the_subject_is_no_word_on_how_it_
     assert asks_current_state("is archiving working again?")
     items = await recall.relevant(ASKER, "is archiving working again?")
     assert items and items[0].text == fixed, [i.text for i in items]
+
+
+async def test_how_long_it_lasted_never_comes_from_a_personal_note_the_store_returned(
+    db, redactor, embedder, monkeypatch
+) -> None:
+    """Code layer of "how long did it last?" in the incident's channel (the statements query's
+    SQL layer excludes personal rows on its own; tested with the store)."""
+    recall = await _channel(db, redactor, embedder, DAY[:2])
+    await Notes(db, redactor, embedder).save(
+        ctx("C1", scope="user"), "my own notes: we were down 45 minutes (10:00-10:45)", "status"
+    )
+    monkeypatch.setattr(note_store, "incident_statements", await store_returning_personal_rows(db))
+    items = await recall.relevant(ASKER, "how long did it last?")
+    assert all(i.scope != "user" for i in items), [i.text for i in items]
+
+
+async def test_last_times_answer_never_comes_from_a_personal_note_the_store_returned(
+    db, redactor, embedder, monkeypatch
+) -> None:
+    """Code layer of "how long were we down last time?" under a report, answered from the
+    incident like it (the statements query's SQL layer excludes personal rows on its own)."""
+    from memory.recall.recall import AskedIn
+
+    report = "checkout pods log FATAL: sorry, too many clients already from pg-main"
+    past = [
+        (report, "note"),
+        ("rollback of checkout-api done, connections dropping", "mitigation"),
+        ("resolved. ~37 min of checkout errors (12:53-13:30)", "status"),
+    ]
+    await _channel(db, redactor, embedder, past, title="checkout pg conns")
+    notes = Notes(db, redactor, embedder)
+    now = await Incidents(db, redactor=redactor).open(ctx("C2"), title="cart 500s", channel_id="C2")
+    asked = ctx("C2", source_ts="1700009999.000100")
+    await notes.save(asked, "cart-svc 500s, postgres logs FATAL: sorry, too many clients already",
+                     "note", incident=now.id)  # fmt: skip
+    await notes.save(ctx("C1", scope="user"), "my notes: down 45 minutes (10:00-10:45)", "status")
+    here = Requester.full_member("T1/U9", "T1", channel_id="C2")
+    thread = AskedIn(
+        "1700009999.000100", "cart-svc 500s, postgres logs FATAL: sorry, too many clients already"
+    )
+    recall = Recall(db, embedder)
+    found, _ = await recall.answer(here, "how long were we down last time?", thread=thread)
+    assert found and "~37 min" in found[0].text, [i.text for i in found]
+    monkeypatch.setattr(note_store, "incident_statements", await store_returning_personal_rows(db))
+    found, _ = await recall.answer(here, "how long were we down last time?", thread=thread)
+    assert all(i.scope != "user" for i in found), [i.text for i in found]
