@@ -1220,8 +1220,6 @@ class Recall:
         similar incidents are looked for with the thread's opening before it;
         one that `asks_fix` ("what do we do now?") and finds nothing on its words is answered
         with what the incident decided and did so far."""
-        ranked = await self.recall(requester, query, k=SIMILAR_CANDIDATES)
-        items = await self.relevant(requester, query, ranked=ranked, thread=thread)
         if (
             thread is not None
             and thread.opening
@@ -1234,6 +1232,8 @@ class Recall:
             if answered:
                 # The incident "last time" was read as is a similar one, said as such.
                 return answered, past
+        ranked = await self.recall(requester, query, k=SIMILAR_CANDIDATES)
+        items = await self.relevant(requester, query, ranked=ranked, thread=thread)
         if asks_fix:
             # An alert an app posted says what fired, never how it was fixed: "how do I fix CPU
             # throttling?" is not answered by last week's CPUThrottlingHigh (similar incidents
