@@ -40,6 +40,7 @@ from memory.recall.open_items import asks_open_items
 from memory.recall.outcomes import OUTCOME_WORDS, asks_outcome, reports_outcome
 from memory.recall.own_items import asks_own_items
 from memory.recall.recall import AskedIn
+from memory.recall.timeline import asks_when, says_recovered
 from memory.text import STOP_WORDS, at_word, item_references, stems
 
 if TYPE_CHECKING:
@@ -245,6 +246,7 @@ class Answering:
             said or [s for s in sources if s.kind == "episode"],
             question=q.text,
             memory_first=memory_first,
+            asker=q.requester.name,
         )
         if similar and asks_if_seen_before(q.text):
             summary = _seen_before(similar[0], summary)
@@ -670,11 +672,13 @@ def _summary(
     *,
     question: str = "",
     memory_first: bool = False,
+    asker: str = "",
 ) -> str:
     """The answer's lead: the top runbook section, then what memory says (the sentence of its
     best item that answers `question`) or that it has nothing. A question about what the team
     said or did (`memory_first`) leads with memory, and a runbook under it takes one line: no
-    runbook knows who owns a fix, when it landed or what was decided."""
+    runbook knows who owns a fix, when it landed or what was decided. `asker`: the asker's
+    name, which "what do I owe?" asks about (the sentence of a handover naming them answers)."""
     if not memories and asks_own_items(question):
         return messages.NOTHING_YOURS  # no runbook knows what the asker owes
     if not runbooks and not memories:
@@ -692,10 +696,24 @@ def _summary(
         parts.append(
             f"Memory says [{item.key}] ({label}): {what} → [{top.key}] ({top.label}): {handed}"
         )
+    elif (
+        len(memories) > 1
+        and asks_when(question) == ("start", "end")
+        and says_recovered(memories[1].text)
+    ):
+        # "When did it start and when was it fixed?": both, each from the message that says it.
+        began, ended = memories[:2]
+        parts.append(
+            f"Began [{began.key}] ({began.label}): {_answering_sentence(began.text, _BEGAN)}\n"
+            f"Recovered [{ended.key}] ({ended.label}): {_answering_sentence(ended.text, _ENDED)}"
+        )
     elif memories:
         top = memories[0]
+        # "What do I owe?" asks about the asker: "I'm off shift. open items: AI-1 … (owner
+        # marta)" answers marta with its last sentence, not its first.
+        asked = f"{question} {asker}" if asker and asks_own_items(question) else question
         # What is true now: a correction is stated without how it opened ("scratch that, …").
-        said = _answering_sentence(without_correction_cue(top.text), question)
+        said = _answering_sentence(without_correction_cue(top.text), asked)
         if asks_outcome(question) and reports_outcome(top.text):
             # "defrag done 09:42, db 2.1GB -> 1.4GB. fsync unchanged": the change and its effect
             said = _change_and_effect(top.text)
@@ -724,6 +742,11 @@ def _summary(
             rb = f"*{top.label}* [{top.key}]\n{runbook_text.to_mrkdwn(body)}"
         parts.insert(len(parts) if memory_first else 0, rb)
     return "\n".join(parts)
+
+
+#: The words whose sentence says when an incident began, or that it recovered.
+_BEGAN = "since started began from"
+_ENDED = "resolved mitigated fixed recovered restored healthy done back normal"
 
 
 def _handover_said(top: Source, below: Source, question: str) -> str | None:

@@ -484,10 +484,10 @@ def classify(text: str, *, author: str | None = None) -> Statement:
     if kind is None:
         # "did the rollback help? fsync p99 now 12ms. yes": what it asks is no cue of what it
         # states (the answer to it, here, a plain report).
-        stated = _without_questions(flat)
+        stated = without_questions(flat)
         kind = _cue_kind(stated)
         later = _later_label(flat) or _later_label(unmarked(_emoji_as_break(text)))
-        if later is not None and _cue_kind(_without_questions(later[1])) == "note":
+        if later is not None and _cue_kind(without_questions(later[1])) == "note":
             # "Lag is back under 1k. Status: mitigated.": what comes before the label states
             # nothing itself, so the label says what the message states ("scratch that, not
             # v41. Fix: roll back to v40" stays a correction).
@@ -543,7 +543,16 @@ def _cue_kind(text: str) -> StatementKind:
 LABEL_QUESTION_WORDS = 2  # "root cause? …", "mitigated? yes": a label asked, then answered
 
 
-def _without_questions(text: str) -> str:
+def asks(text: str) -> bool:
+    """Whether a sentence of `text` asks something (a label asked and answered in place, "root
+    cause? 3.9.0 leaks", asks nothing)."""
+    return any(
+        piece.rstrip().endswith("?") and len(piece.split()) > LABEL_QUESTION_WORDS
+        for piece in _SENTENCE_BREAK.split(text)
+    )
+
+
+def without_questions(text: str) -> str:
     """`text` without the sentences that ask ("did it help? p99 is 12ms" -> "p99 is 12ms"); a
     label asked and answered in place ("root cause? 3.9.0 leaks") keeps its label."""
     return " ".join(

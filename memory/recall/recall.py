@@ -19,10 +19,12 @@ from typing import TYPE_CHECKING
 from memory.clock import Clock, parse_iso, utc_now
 from memory.episodes.done import carries_out
 from memory.episodes.statements import (
+    asks,
     claims_work,
     handed_over_keys,
     is_heading,
     without_correction_cue,
+    without_questions,
 )
 from memory.errors import EmbeddingUnavailable, InvalidLimit
 from memory.incidents import parse_incident_id
@@ -61,6 +63,7 @@ from memory.recall.ranking import (
 )
 from memory.recall.supersede import SupersedeConfig, corrects, overlap
 from memory.recall.time_hints import periods_in
+from memory.recall.timeline import asks_when, start_and_end
 from memory.scopes import Requester, visible_partitions
 from memory.store import notes as note_store
 from memory.store.vectors import VectorTable
@@ -90,6 +93,9 @@ class AskedIn:
 
 #: Every kind a thread message is stored as (`memory.episodes.statements`), plain talk too.
 EVERY_KIND = ("root_cause", "decision", "action", "mitigation", "status", "correction", "note")
+#: How many of an incident's messages "when did it start?" reads, newest first (its start is
+#: among them unless the incident outgrew them; a bounded read either way).
+TIMELINE_LOOKS_AT = 400
 #: Statements shown from the incident "last time" points at.
 LAST_TIME_MOST = 2
 
@@ -361,6 +367,9 @@ class Recall:
             ranked = [it for it in ranked if not _opens(it, requester, thread)]
         # Similar incidents read the ranking as it is (every incident); the answer, about one.
         ranked = self._focused(requester, ranked)[: self._config.candidates]
+        # "any customer impact? need it for the exec update" is as close in meaning to "what's
+        # the customer impact?" as a message gets, and answers nothing of it.
+        ranked = [it for it in ranked if not only_asks(query, it.text)]
         if floor is None:
             return await self._with_this_incident(
                 requester, query, await self._with_earlier(requester, query, ranked), thread
@@ -431,6 +440,7 @@ class Recall:
         items = await self._with_earlier(requester, query, items, ranked)
         items = await self._with_this_incident(requester, query, items, thread)
         items = await self._with_how_long_here(requester, query, items)
+        items = await self._with_when_here(requester, query, items)
         items = await self._with_item_elsewhere(requester, query, items, ranked)
         items = await self._with_said_time(requester, query, items, ranked)
         return await self._with_follow_through(requester, items)
@@ -851,6 +861,25 @@ class Recall:
         spans = [r for r in rows if r["scope"] != "user" and says_how_long(str(r["text"]))]
         best = sorted(spans, key=lambda r: r["kind"] != "status")[:1]
         return _leading(await self._as_items(requester, best), items) if best else items
+
+    async def _with_when_here(
+        self, requester: Requester, query: str, items: list[RecallItem]
+    ) -> list[RecallItem]:
+        """ "When did it start?", "when was it fixed?" asked in an incident's channel: the
+        incident's messages that say when it began and when it recovered lead what search kept
+        (`timeline`)."""
+        asked = asks_when(query)
+        if not asked:
+            return items
+        incident = await self._incident_asked_in(requester)
+        if incident is None:
+            return items
+        rows = await note_store.incident_statements(
+            self._db, requester, incident.id, kinds=EVERY_KIND, limit=TIMELINE_LOOKS_AT
+        )
+        shared = [r for r in reversed(rows) if r["scope"] != "user"]  # oldest first
+        said = start_and_end(shared, asked)
+        return _leading(await self._as_items(requester, said), items) if said else items
 
     async def _with_item_elsewhere(
         self,
@@ -1531,10 +1560,22 @@ async def _nothing() -> list[int]:
     return []
 
 
+def only_asks(question: str, text: str) -> bool:
+    """Whether `text` asks what it says of `question`: a message with a question in it that
+    states none of the question's words outside its questions."""
+    if not asks(text):
+        return False
+    asked = stems(question_topic(question))
+    return bool(asked) and not said_of(asked, without_questions(text))
+
+
 def features(question: str, item: RecallItem, rank: int, subject: str = "") -> Features:
     """What the floor reads of one ranked candidate. `subject`: what the item leaves unsaid
-    because its channel says it (`Recall.subjects`), read as part of it."""
-    said = f"{_kind_words(item.kind)} {item.author_name} {subject} {item.text}"
+    because its channel says it (`Recall.subjects`), read as part of it. What the item asks is
+    no answer: "any customer impact? ETA?" shares the words of "what's the customer impact?"
+    and says nothing of it."""
+    stated = without_questions(item.text)
+    said = f"{_kind_words(item.kind)} {item.author_name} {subject} {stated}"
     return Features(
         similarity=item.similarity,
         coverage=coverage(question, said),

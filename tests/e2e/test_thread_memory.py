@@ -1282,3 +1282,64 @@ async def test_seen_this_before_reads_a_metric_named_with_a_number_as_a_word(
     await Jobs(bot.deps, bot.app.client, team_id=TEAM).index_vectors()
     answer = await _asked_under(driver, slack, later, root.ts, "seen this before?")
     assert answer.text.startswith("Seen before: inc-42 "), answer.text
+
+
+async def test_a_question_someone_asked_in_the_thread_is_no_answer_to_it(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """ "any customer impact on checkout? need it for the exec update" shares every word of
+    "what's the customer impact on checkout?" and says nothing of it: it never answers, the
+    message that states the impact does."""
+    await _thread(
+        driver,
+        slack,
+        [
+            (BOSS, "any customer impact on checkout? need it for the exec update"),
+            (BOB, "impact: 30% of card payments failed from 10:02"),
+        ],
+    )
+    await finished(bot, answers=0, captured=2)
+    _, answer = await answered(driver, slack, ALICE, "what's the customer impact on checkout?")
+    said = next(line for line in answer.text.splitlines() if line.startswith("Memory says"))
+    assert "30% of card payments failed" in said, answer.text
+    assert "need it for the exec update" not in answer.text
+
+
+async def test_what_do_i_owe_quotes_the_sentence_of_a_handover_that_names_the_asker(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    await _thread(
+        driver,
+        slack,
+        [
+            (
+                ALICE,
+                "I'm going off shift. handing IC over to @boss. open items: AI-1 add a CI check"
+                " on pool limits (owner bob), AI-2 postmortem doc (owner boss)",
+            ),
+        ],
+    )
+    await finished(bot, answers=0, captured=1)
+    _, answer = await answered(driver, slack, BOB, "what do I owe?")
+    assert "AI-1 add a CI check on pool limits (owner bob)" in answer.text.splitlines()[0]
+    assert "going off shift" not in answer.text.splitlines()[0]
+
+
+async def test_when_it_started_and_when_it_was_fixed_are_each_answered_from_the_thread(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """No message says "start" or "fixed": the report's "since 10:02" and the reply that says
+    things recovered, with its time, answer."""
+    root = await driver.say(INCIDENT, ALICE, "checkout is returning 503s since 10:02")
+    for user, text in [
+        (BOB, "grafana shows checkout pods restarting, deploy of v42 went out 09:55"),
+        (BOSS, "any ETA? I need something for the 11:00 exec update"),
+        (ALICE, "decision: roll back checkout to v41"),
+        (BOB, "rollback done 10:40, 503s gone, pods healthy"),
+    ]:
+        await driver.say(INCIDENT, user, text, thread_ts=root.ts)
+    await finished(bot, answers=0, captured=5)
+    _, answer = await answered(driver, slack, BOSS, "when did it start and when was it fixed?")
+    began, recovered = answer.text.splitlines()[:2]
+    assert began.startswith("Began [S") and "since 10:02" in began, answer.text
+    assert recovered.startswith("Recovered [S") and "rollback done 10:40" in recovered
