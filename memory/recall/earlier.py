@@ -17,6 +17,14 @@ from functools import lru_cache
 
 from memory.text import stems
 
+#: "What can I tell customers?", "what do we tell support?": where the incident stands, in the
+#: team's own words (no runbook knows it).
+_TELL_OTHERS = (
+    r"\bwhat (?:can|should|do|shall) (?:i|we) (?:tell|say to|send|update)\s+(?:the\s+)?"
+    r"(?:customers?|users?|clients?|support|execs?|stakeholders|leadership|management)\b"
+    r"|\bcan (?:i|we) (?:tell|update) (?:the\s+)?(?:customers?|users?|clients?|support)\b"
+)
+
 _KINDS: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = (
     (("decision",), re.compile(r"\b(?:decid\w*|decisions?|agreed|settled on)\b", re.I)),
     (
@@ -55,7 +63,7 @@ _KINDS: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = (
         ),
     ),
     (("mitigation",), re.compile(r"\b(?:mitigat\w*|workarounds?)\b", re.I)),
-    (("status",), re.compile(r"\b(?:status|where (?:are|do) we stand)\b", re.I)),
+    (("status",), re.compile(rf"\b(?:status|where (?:are|do) we stand)\b|{_TELL_OTHERS}", re.I)),
     # What was done about it: the mitigations, and the decisions that chose them.
     (
         ("mitigation", "decision"),
@@ -253,6 +261,9 @@ _HAPPENED = re.compile(r"\bwho (?:owns|owned|took|decided|wrote|ran|made)\b|\bho
 _THERE_IS = re.compile(r"^\s*(?:is|are) there\b|\bany (?:runbook|docs?|way)\b", re.I)
 
 
+_TELLS_OTHERS = re.compile(_TELL_OTHERS, re.I)
+
+
 def asks_what_happened(question: str) -> bool:
     """Whether the question asks what the team said or did, not how to do something: who owns
     or did it, when it happened, or a kind of statement said ("what did we decide?", "what's
@@ -267,7 +278,7 @@ def asks_what_happened(question: str) -> bool:
     text = _UNMARKED_CONTRACTION.sub(lambda m: f"{m.group(1)} is ", text)  # "whos", "whats"
     if _THERE_IS.search(text):
         return False
-    if _WH_PAST.search(text) or _HAPPENED.search(text):
+    if _WH_PAST.search(text) or _HAPPENED.search(text) or _TELLS_OTHERS.search(text):
         return True
     wh = _WH.search(text)
     helper = _HELPER.search(text, wh.end() if wh else 0) or _HELPER.search(text)

@@ -49,6 +49,7 @@ from memory.recall.earlier import (
     without_pointer_back,
 )
 from memory.recall.floor import FLOORS, Features, FloorConfig, coverage, said_of
+from memory.recall.impact import asks_impact, newest_impact, says_impact
 from memory.recall.keyword import KeywordConfig, keyword_candidates
 from memory.recall.open_items import MOST as OPEN_MOST
 from memory.recall.open_items import asks_open_items, done_keys
@@ -441,6 +442,7 @@ class Recall:
         items = await self._with_this_incident(requester, query, items, thread)
         items = await self._with_how_long_here(requester, query, items)
         items = await self._with_when_here(requester, query, items)
+        items = await self._with_impact_here(requester, query, items)
         items = await self._with_item_elsewhere(requester, query, items, ranked)
         items = await self._with_said_time(requester, query, items, ranked)
         return await self._with_follow_through(requester, items)
@@ -880,6 +882,22 @@ class Recall:
         shared = [r for r in reversed(rows) if r["scope"] != "user"]  # oldest first
         said = start_and_end(shared, asked)
         return _leading(await self._as_items(requester, said), items) if said else items
+
+    async def _with_impact_here(
+        self, requester: Requester, query: str, items: list[RecallItem]
+    ) -> list[RecallItem]:
+        """ "What's the customer impact?" asked in an incident's channel: the incident's newest
+        message that states its impact leads what search kept (`impact`)."""
+        if not asks_impact(query) or any(says_impact(it.text) for it in items[:1]):
+            return items
+        incident = await self._incident_asked_in(requester)
+        if incident is None:
+            return items
+        rows = await note_store.incident_statements(
+            self._db, requester, incident.id, kinds=EVERY_KIND, limit=TIMELINE_LOOKS_AT
+        )
+        said = newest_impact([r for r in rows if r["scope"] != "user"])
+        return _leading(await self._as_items(requester, [said]), items) if said else items
 
     async def _with_item_elsewhere(
         self,

@@ -20,6 +20,7 @@ from tests.e2e.workspace import (
     BOB,
     BOSS,
     GENERAL,
+    GUEST,
     INCIDENT,
     SECRET,
     TEAM,
@@ -1343,3 +1344,25 @@ async def test_when_it_started_and_when_it_was_fixed_are_each_answered_from_the_
     began, recovered = answer.text.splitlines()[:2]
     assert began.startswith("Began [S") and "since 10:02" in began, answer.text
     assert recovered.startswith("Recovered [S") and "rollback done 10:40" in recovered
+
+
+async def test_the_impact_and_what_to_tell_customers_come_from_what_the_team_said(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """A manager's "what's the customer impact?" gets the update that states it (no message
+    says "customer impact"), and support's "what can I tell customers?" gets where the incident
+    stands, with no runbook before it: no runbook knows either."""
+    root = await driver.say(INCIDENT, ALICE, "checkout is returning 503s since 10:02")
+    for user, text in [
+        (BOSS, "any customer impact? need something for the exec update"),
+        (BOB, "Update 10:45\nimpact: 30% of card payments failed from 10:02 to 10:40"),
+        (ALICE, "status: resolved, you can tell customers payments work again since 10:40"),
+    ]:
+        await driver.say(INCIDENT, user, text, thread_ts=root.ts)
+    await finished(bot, answers=0, captured=4)
+    _, impact = await answered(driver, slack, BOSS, "what's the customer impact?")
+    lead = impact.text.splitlines()[0]
+    assert lead.startswith("Memory says") and "30% of card payments failed" in lead, impact.text
+    _, tell = await answered(driver, slack, GUEST, "what can I tell customers?")
+    assert tell.text.startswith("Memory says") and "payments work again" in tell.text
+    assert "Runbooks" not in json.dumps(tell.blocks)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from memory.recall.earlier import about_an_earlier_incident, asked_kinds
 
 
@@ -181,3 +183,22 @@ def test_a_negated_past_helper_asks_what_happened_a_negated_present_perfect_does
         assert asks_what_happened(asked), asked
     assert not asks_what_happened("why haven't the pods recovered?")  # how things stand now
     assert not asks_what_happened("why can't we deploy now?")
+
+
+@pytest.mark.parametrize(
+    ("question", "asked"),
+    [
+        ("what can I tell customers?", True),
+        ("can I tell customers it's fixed?", True),
+        ("what do we tell support?", True),
+        ("what should I update the execs with?", True),
+        ("how do I tell customers about planned maintenance?", False),  # how to, not where we are
+        ("can I restart the pod?", False),
+    ],
+)
+def test_what_to_tell_customers_asks_where_the_incident_stands(question: str, asked: bool) -> None:
+    """No runbook knows what to tell customers about this incident: its status does."""
+    from memory.recall.earlier import asks_what_happened
+
+    assert asks_what_happened(question) is asked
+    assert (asked_kinds(question) == ("status",)) is asked
