@@ -267,17 +267,30 @@ class Answering:
     async def _catch_up(self, q: Question) -> Answer | None:
         """ "Catch me up" asked in a thread: where the thread stands, as its roll-up will say
         (what happened, root cause, decisions, actions with owners, status), from what was said
-        in it so far; None outside a thread of messages (the question is answered as any)."""
-        if self._episodes is None or q.asked_ts in (None, q.thread.thread_ts):
+        in it so far; asked at the channel's top level, where the channel stands. None where
+        nothing was said (the question is answered as any)."""
+        if self._episodes is None or q.asked_ts is None:
             return None
         started = time.perf_counter()
-        now = await self._episodes.so_far(
-            q.requester, q.thread.team_id, q.thread.channel_id, q.thread.thread_ts
-        )
+        head = messages.CATCH_UP
+        if q.asked_ts == q.thread.thread_ts:
+            # Asked at the channel's top level and naming nothing else ("catch me up on the
+            # rollback runbook" asks about the runbook): where the whole incident channel
+            # stands, as much of it is said outside any thread.
+            if not names_nothing(_CATCH_UP.sub(" ", q.text)):
+                return None
+            head = messages.CATCH_UP_CHANNEL
+            now = await self._episodes.channel_so_far(
+                q.requester, q.thread.team_id, q.thread.channel_id
+            )
+        else:
+            now = await self._episodes.so_far(
+                q.requester, q.thread.team_id, q.thread.channel_id, q.thread.thread_ts
+            )
         if now is None:
             return None
         took = {"catch_up": (time.perf_counter() - started) * 1000}
-        return Answer(f"{messages.CATCH_UP}\n{now.text}", timings_ms=took, similar_searched=False)
+        return Answer(f"{head}\n{now.text}", timings_ms=took, similar_searched=False)
 
     async def _timed(self, timings: dict[str, float], name: str, aw: Awaitable[T]) -> T:
         """Await `aw`, recording how long it took under `name`."""
@@ -480,7 +493,11 @@ _MEMORY_SAYS = "Memory says ["
 
 _CATCH_UP = re.compile(
     r"\b(?:summar(?:y|ize|ise)|recap|tl;?\s?dr|catch (?:me|us) up|(?:bring|get) me up to speed"
-    r"|what did i miss|what have i missed|sitrep)\b",
+    r"|what did i miss|what have i missed|sitrep)\b"
+    # "what happened?", "what's going on?", "where are we?" naming nothing else: the incident
+    r"|^\W*(?:(?:so|ok(?:ay)?|hey|hi)\W+)?(?:what(?:'s|’s|s| is)?\s+(?:happened|happening"
+    r"|going\s+on)(?:\s+(?:here|so\s+far))?|where\s+are\s+we(?:\s+at)?(?:\s+now)?"
+    r"|what(?:'s|’s|s| is)\s+the\s+latest)\W*$",
     re.I,
 )
 

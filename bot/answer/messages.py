@@ -36,6 +36,7 @@ NOTHING_TO_REMEMBER = (
     "(personal memory is never saved for others), so nothing was added."
 )
 CATCH_UP = "*Where this thread stands*, from what was said in it:"
+CATCH_UP_CHANNEL = "*Where this channel stands*, from what was said in it:"
 PERSONAL_ADDENDUM = "Only you can see this: your own memory on this question"
 ALREADY_SAVED = "This message is already saved to memory; nothing was added."
 THANKS_FEEDBACK = "Thanks, noted that this answer was not helpful."

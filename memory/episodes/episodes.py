@@ -35,11 +35,13 @@ from memory.text import fts_match, rrf, topic_terms
 if TYPE_CHECKING:
     from memory.embedding.embedder import Embedder
     from memory.redaction.redactor import Redactor
-    from memory.store.db import Database
+    from memory.store.db import Database, Row
 
 log = logging.getLogger(__name__)
 
 MAX_LIMIT = 100
+#: How many of a channel's newest messages "what happened?" asked at its top level reads.
+CHANNEL_LINES = 400
 # text.rrf scores 1 / (k + rank + 1); k = 59 keeps episodes' long-standing 1 / (60 + rank).
 RRF_K = 59.0
 # Cosine similarity a vector-only match needs (a keyword match needs none). Measured with the
@@ -136,6 +138,21 @@ class Episodes:
         if requester.team_id != team_id or requester.channel_id != channel_id:
             return None
         messages = await _read_thread(self._db, team_id, channel_id, thread_ts)
+        if not messages:
+            return None
+        return summarise(messages, {m.author_subject_id: m.name for m in messages if m.name})
+
+    async def channel_so_far(
+        self, requester: Requester, team_id: str, channel_id: str
+    ) -> Summary | None:
+        """Where a whole incident channel stands ("what happened?" asked at its top level):
+        its newest messages in every thread and outside them, summarised as a roll-up is; only
+        for someone asking in that channel. None for anyone else, or a channel with nothing
+        said."""
+        if requester.team_id != team_id or requester.channel_id != channel_id:
+            return None
+        rows = await thread_store.channel_lines(self._db, team_id, channel_id, limit=CHANNEL_LINES)
+        messages = [_as_msg(r) for r in rows]
         if not messages:
             return None
         return summarise(messages, {m.author_subject_id: m.name for m in messages if m.name})
@@ -252,16 +269,17 @@ class Episodes:
 async def _read_thread(db: Database, team_id: str, channel_id: str, thread_ts: str) -> list[_Msg]:
     """The thread's captured rows, ordered by ts (system read: roll-ups serve the channel)."""
     rows = await thread_store.thread_lines(db, team_id, channel_id, thread_ts)
-    return [
-        _Msg(
-            r["ts"],
-            r["text"],
-            r["owner_subject_id"],
-            bool(r["channel_is_private"]),
-            r["display_name"],
-        )
-        for r in rows
-    ]
+    return [_as_msg(r) for r in rows]
+
+
+def _as_msg(row: Row) -> _Msg:
+    return _Msg(
+        row["ts"],
+        row["text"],
+        row["owner_subject_id"],
+        bool(row["channel_is_private"]),
+        row["display_name"],
+    )
 
 
 @dataclass(frozen=True)

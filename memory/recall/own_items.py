@@ -33,11 +33,31 @@ def asks_own_items(question: str) -> bool:
     return bool(_ASKS.search(question))
 
 
+#: An item's key where a list of items said in one message starts the next one ("AI-1 revert
+#: the heap (cy), AI-2 alert on node loss (bo)").
+_ITEM_KEY = re.compile(r"(?<![\w-])(?:[a-z]{1,10}-\d{1,6}|#\d{1,7})(?![\w-])", re.I)
+#: An item signed with its owner in parentheses as it ends ("… in chef (cy)", "(owner: cy)").
+_SIGNED_IN_PARENS = re.compile(r"\(\s*(?:owner\s*[:=]?\s*|@)?([\w.-]+)\s*\)\W*$", re.I)
+
+
 def owned_by(text: str, author: str, name: str) -> bool:
     """Whether the action item `text`, said by `author`, is owned by `name` ("@kim can you …
-    by friday", "kim to rotate the key", "I'll take it" said by kim)."""
+    by friday", "kim to rotate the key", "I'll take it" said by kim). A message listing
+    several items by key is read one item at a time."""
     if not name:
         return False
+    starts = [m.start() for m in _ITEM_KEY.finditer(text)]
+    if len(starts) > 1:
+        bounds = zip([0, *starts[1:]], [*starts[1:], len(text)], strict=True)
+        return any(_owns_item(text[a:b], author, name) for a, b in bounds)
+    return _owns_item(text, author, name)
+
+
+def _owns_item(text: str, author: str, name: str) -> bool:
+    """`owned_by` of one item."""
+    signed_in_parens = _SIGNED_IN_PARENS.search(text.rstrip(" ,;"))
+    if signed_in_parens is not None and _plain(signed_in_parens.group(1)) == _plain(name):
+        return True
     if " " in name.strip():  # "@Kim Lee can you … by friday", "… — @Kim Lee": said whole
         said = " ".join(strip_label(text).lower().split())
         whole = f"@{_plain(name)}"

@@ -553,7 +553,7 @@ async def test_catch_me_up_in_a_thread_says_where_it_stands_from_what_was_said_i
     assert "Status: mitigated, 503s stopped at 10:40" in said
     assert "catch me up" not in said  # the question is no part of what happened
     _, top = await answered(driver, slack, BOSS, "catch me up on the rollback runbook")
-    assert not top.text.startswith("*Where this thread stands*")
+    assert not top.text.startswith(("*Where this thread stands*", "*Where this channel stands*"))
 
 
 async def test_a_fact_said_in_the_thread_leads_over_a_runbook_that_only_shares_its_subject(
@@ -1366,3 +1366,30 @@ async def test_the_impact_and_what_to_tell_customers_come_from_what_the_team_sai
     _, tell = await answered(driver, slack, GUEST, "what can I tell customers?")
     assert tell.text.startswith("Memory says") and "payments work again" in tell.text
     assert "Runbooks" not in json.dumps(tell.blocks)
+
+
+async def test_what_happened_asked_at_the_top_of_a_channel_that_talks_without_threads(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """A team that talks at the channel's top level writes one message per thread: "what
+    happened?" asked there gets where the whole channel stands, and "what do I owe?" finds the
+    item a list of items signs with the asker's name in parentheses."""
+    for user, text in [
+        (ALICE, "search p99 went from 300ms to 8s at 12:52, 30% of queries time out"),
+        (BOB, "root cause: ES heap set to 31g in the last chef run; should be 16g"),
+        (ALICE, "decision: pause the nightly reindex until the cluster is green"),
+        (
+            ALICE,
+            "status: mitigated. AI-1 revert the heap in chef (bob), AI-2 alert on node loss (boss)",
+        ),
+    ]:
+        await driver.say(INCIDENT, user, text)
+    await finished(bot, answers=0, captured=4)
+    _, answer = await answered(driver, slack, BOSS, "what happened?")
+    said = answer.text
+    assert said.startswith("*Where this channel stands*"), said
+    assert "Root cause: ES heap set to 31g in the last chef run; should be 16g" in said
+    assert "Decisions: pause the nightly reindex until the cluster is green" in said
+    assert "Status: mitigated." in said
+    _, owed = await answered(driver, slack, BOB, "what do I owe?")
+    assert "AI-1 revert the heap in chef (bob)" in owed.text.splitlines()[0], owed.text

@@ -79,6 +79,25 @@ async def test_a_thread_so_far_is_told_only_to_someone_asking_in_its_channel(
     assert await episodes.so_far(inside, "T1", "CPRIV", "1.000") is None  # no such thread
 
 
+async def test_a_channel_so_far_is_told_only_to_someone_asking_in_it(
+    db: Database, redactor: Redactor, clock
+) -> None:
+    await capture(db, redactor, clock, channel="CPRIV", private=True)
+    episodes = Episodes(db, None, clock)
+    inside = Requester("T1/UASK", "T1", channel_id="CPRIV")
+    now = await episodes.channel_so_far(inside, "T1", "CPRIV")
+    assert now is not None and "Decisions: Decided to roll back build 4812." in now.text
+    for elsewhere in (
+        Requester("T1/UASK", "T1", channel_id="CGEN"),
+        Requester("T1/UASK", "T1", channel_id=None),  # App Home, a DM
+        Requester("T2/UASK", "T2", channel_id="CPRIV"),  # another workspace's channel id
+    ):
+        assert await episodes.channel_so_far(elsewhere, "T1", "CPRIV") is None
+    assert (
+        await episodes.channel_so_far(Requester("T1/U", "T1", channel_id="CX"), "T1", "CX") is None
+    )
+
+
 async def test_roll_up_is_an_upsert_and_links_the_channel_incident(
     db: Database, redactor: Redactor, clock
 ) -> None:

@@ -133,3 +133,12 @@ async def test_an_item_handed_over_by_its_key_is_owed_by_who_took_it(
     kai = Requester.full_member("T1/UKAI", "T1", channel_id="C1", name="kai")
     still = [i.text for i in await recall.relevant(kai, "what do I owe?")]
     assert still == ["AI-3: @kai write the postmortem"], still
+
+
+def test_a_list_of_items_in_one_message_is_read_one_item_at_a_time() -> None:
+    listed = "AI-1: @bo add the node-loss alert, AI-2: @cy revert the heap in chef"
+    assert owned_by(listed, "ana", "bo") and owned_by(listed, "ana", "cy")
+    assert not owned_by(listed, "ana", "ana")
+    signed = "AI-1 revert the heap in chef (cy), AI-2 alert on node loss (owner: bo)"
+    assert owned_by(signed, "ana", "cy") and owned_by(signed, "ana", "bo")
+    assert not owned_by("AI-3 check latency (EU only)", "ana", "eu")
