@@ -1281,6 +1281,16 @@ class Recall:
                 return answered, past
         ranked = await self.recall(requester, query, k=SIMILAR_CANDIDATES)
         items = await self.relevant(requester, query, ranked=ranked, thread=thread)
+        if about_an_earlier_incident(query):
+            # "How did we promote a replica last time?" is never answered by this incident's
+            # own report; with nothing kept from an earlier one, under a report, the incident
+            # most like it is read for what the question names.
+            here = await self._incident_asked_in(requester)
+            items = [it for it in items if here is None or it.incident_id != here.id]
+            if not items and thread is not None and thread.opening:
+                said, past = await self._last_time_about(requester, query, thread, similar, ranked)
+                if said:
+                    return said, past
         if asks_fix:
             # An alert an app posted says what fired, never how it was fixed: "how do I fix CPU
             # throttling?" is not answered by last week's CPUThrottlingHigh (similar incidents
@@ -1368,6 +1378,43 @@ class Recall:
             return await self._as_items(requester, shared[:LAST_TIME_MOST]), past
         asked = without_pointer_back(query)
         return await self.relevant(requester, asked, incident=incident_id), past
+
+    async def _last_time_about(
+        self,
+        requester: Requester,
+        query: str,
+        thread: AskedIn,
+        similar: int,
+        ranked: list[RecallItem],
+    ) -> tuple[list[RecallItem], list[IncidentMatch]]:
+        """ "How did we promote a replica last time?" under a report, when search kept nothing
+        of an earlier incident: the messages of the past incident most like the report that say
+        the most of what the question names (at least half of it), in the order search ranked
+        them (its meaning tells "promoting mysql-orders-02" from "AI-3 rebuild replica")."""
+        topic = topic_words(question_topic(without_pointer_back(query))) - OUTAGE_WORDS
+        report = thread.opening or ""
+        past = await self.similar_incidents(
+            requester, report, similar, report=report, thread=thread
+        )
+        if not past or not topic:
+            return [], past
+        rows = await note_store.incident_statements(
+            self._db, requester, past[0].incident.id, kinds=EVERY_KIND, limit=TIMELINE_LOOKS_AT
+        )
+        scored = [
+            (len(said_of(topic, str(r["text"]))), r)
+            for r in rows
+            if r["scope"] != "user" and not only_asks(query, str(r["text"]))
+        ]
+        best = max((n for n, _ in scored), default=0)
+        if 2 * best < len(topic):
+            return [], past
+        order = {it.id: i for i, it in enumerate(ranked)}
+        said = sorted(
+            (r for n, r in scored if n == best),
+            key=lambda r: (order.get(int(r["id"]), len(order)), int(r["id"])),
+        )
+        return await self._as_items(requester, said[:LAST_TIME_MOST]), past
 
     async def _as_items(self, requester: Requester, rows: list[Row]) -> list[RecallItem]:
         found = [_item(r, parse_iso(r["created_at"]), 1.0) for r in rows]

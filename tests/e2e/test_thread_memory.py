@@ -1393,3 +1393,36 @@ async def test_what_happened_asked_at_the_top_of_a_channel_that_talks_without_th
     assert "Status: mitigated." in said
     _, owed = await answered(driver, slack, BOB, "what do I owe?")
     assert "AI-1 revert the heap in chef (bob)" in owed.text.splitlines()[0], owed.text
+
+
+async def test_last_time_is_never_answered_by_this_incidents_own_report(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """ "How did we promote a replica last time?" shares "replica" with the report it is asked
+    under and little with what was done last time: "last time" is the incident like it, read
+    for what the question names."""
+    ws = slack.workspace
+    ws.add_channel("C0INC71", "inc-71-orders-db-down", members=[ALICE, BOB, BOSS])
+    past = await driver.say(
+        "C0INC71", BOB, "paged: orders-api 100% 5xx on writes, reads ok. mysql-orders-01 down"
+    )
+    for text in [
+        "ssh to mysql-orders-01 hangs, console shows I/O errors on nvme1n1. disk is dead",
+        "me. promoting mysql-orders-02: `orchestrator-client -c graceful-master-takeover-auto`",
+        "02:31 mysql-orders-02 is primary now, orders-api writes going through",
+        "root cause: NVMe failure on mysql-orders-01",
+    ]:
+        await driver.say("C0INC71", ALICE, text, thread_ts=past.ts)
+    ws.add_channel("C0INC72", "inc-72-orders-replica-lag", members=[ALICE, BOB, BOSS])
+    report = "mysql-orders-04 replica lag 900s and growing, orders-api reads stale"
+    root = await driver.say("C0INC72", BOB, report)
+    assert root.ts is not None
+    await finished(bot, answers=0, captured=6)
+    jobs = Jobs(bot.deps, bot.app.client, team_id=TEAM)
+    await jobs.index_vectors()
+    await jobs.roll_up_threads()
+    asked = "how did we promote a replica last time?"
+    said = await _asked_under(driver, slack, "C0INC72", root.ts, asked)
+    lead = said.text.splitlines()[0]
+    assert lead.startswith("Memory says") and "promoting mysql-orders-02" in lead, said.text
+    assert "replica lag 900s" not in said.text

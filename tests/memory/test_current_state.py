@@ -7,7 +7,7 @@ import pytest
 from memory.incidents import Incidents
 from memory.notes.notes import Notes
 from memory.recall.current import asks_current_state, names_subject, state_subject
-from memory.recall.recall import Recall
+from memory.recall.recall import AskedIn, Recall
 from memory.scopes import Requester
 from memory.store import notes as note_store
 from memory.text import stems
@@ -238,4 +238,33 @@ async def test_last_times_answer_never_comes_from_a_personal_note_the_store_retu
     assert found and "~37 min" in found[0].text, [i.text for i in found]
     monkeypatch.setattr(note_store, "incident_statements", await store_returning_personal_rows(db))
     found, _ = await recall.answer(here, "how long were we down last time?", thread=thread)
+    assert all(i.scope != "user" for i in found), [i.text for i in found]
+
+
+async def test_last_time_read_for_what_it_names_never_gives_a_personal_note(
+    db, redactor, embedder, monkeypatch
+) -> None:
+    """Code layer of `_last_time_about` (the store's SQL visibility layer is tested with the
+    incident statements)."""
+    past = [
+        ("orders db lag growing, reads stale on orders-api, writes failing", "note"),
+        ("me. promoting mysql-orders-02 to primary", "note"),
+        ("lag growing stopped once 02 was primary, orders-api reads fresh", "status"),
+    ]
+    await _channel(db, redactor, embedder, past, title="orders db lag")
+    now = await Incidents(db, redactor=redactor).open(
+        ctx("C2"), title="orders lag", channel_id="C2"
+    )
+    report = "orders db lag growing again, reads stale on orders-api"
+    await Notes(db, redactor, embedder).save(ctx("C2"), report, "note", incident=now.id)
+    await Notes(db, redactor, embedder).save(
+        ctx("C1", scope="user"), "promoting my replica side project", "note"
+    )
+    here = Requester.full_member("T1/U9", "T1", channel_id="C2")
+    recall = Recall(db, embedder)
+    ask = "how did we promote a replica last time?"
+    found, past_incidents = await recall._last_time_about(here, ask, AskedIn("1.0", report), 3, [])
+    assert past_incidents and found and "promoting mysql-orders-02" in found[0].text
+    monkeypatch.setattr(note_store, "incident_statements", await store_returning_personal_rows(db))
+    found, _ = await recall._last_time_about(here, ask, AskedIn("1.0", report), 3, [])
     assert all(i.scope != "user" for i in found), [i.text for i in found]
