@@ -103,8 +103,8 @@ LAST_TIME_MOST = 2
 #: Where an item may be said to be done: an action's own update, a status, a fix, plain talk.
 DONE_KINDS = ("action", "status", "correction", "mitigation", "note")
 
-#: What a vague question in an incident's thread ("next steps?") is answered with from memory:
-#: what the incident decided and did so far.
+#: What a vague question in an incident's thread ("next steps?") is answered with from memory,
+#: after its open action items: what the incident decided and did so far.
 CURRENT_PLAN = ("decision", "mitigation")
 
 
@@ -621,6 +621,8 @@ class Recall:
         subject = state_subject(query)
         if not subject or not asks_current_state(query):
             return items
+        # "Are we still degraded?" names nothing but the outage: the newest report is on it.
+        outage_only = subject <= _THE_OUTAGE
         lead = items[0] if items else None
         for channel in dict.fromkeys(
             c for c in (requester.channel_id, lead.channel_id if lead else None) if c
@@ -645,7 +647,11 @@ class Recall:
                     r
                     for r in rows
                     if r["kind"] not in _TO_BE_DONE
-                    and names_subject(str(r["text"]), subject, known=known)
+                    and (
+                        r["kind"] in _REPORTS
+                        if outage_only
+                        else names_subject(str(r["text"]), subject, known=known)
+                    )
                 ),
                 None,
             )
@@ -1302,7 +1308,13 @@ class Recall:
             # that one says memory has nothing.
             asks_plan = asks_fix and not asked_kinds(query) and not asks_what_happened(query)
             if not items and asks_plan:
-                items = await self._this_incidents(requester, CURRENT_PLAN, thread=thread)
+                # "What's next?": the items still open lead, then what was decided and done.
+                items = await self._this_incidents(
+                    requester, ("action",), thread=thread, open_only=True
+                )
+                shown = {it.id for it in items}
+                plan = await self._this_incidents(requester, CURRENT_PLAN, thread=thread)
+                items += [it for it in plan if it.id not in shown]
             about = f"{thread.opening}\n{query}"
             found = await self.similar_incidents(
                 requester, about, similar, report=thread.opening, thread=thread
@@ -1601,6 +1613,11 @@ _NAMES_AN_ITEM = re.compile(
 #: Those words say it is an item, not what it is about (`topic_words` already leaves out the
 #: kind words: follow-up, action item, todo).
 _ITEM_WORDS = frozenset(stems("task tasks work ticket tickets"))
+
+#: What "are we still degraded?" asks the state of: the outage itself, named by no report.
+_THE_OUTAGE = OUTAGE_WORDS | stems("degraded degradation impacted affected failing erroring")
+#: Kinds of a message that says how things stand (not why, nor what is to be done).
+_REPORTS = frozenset({"note", "status", "mitigation"})
 
 #: Kinds that say what is to be done, not how things stand.
 _TO_BE_DONE = frozenset({"action", "decision"})

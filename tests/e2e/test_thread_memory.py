@@ -1426,3 +1426,26 @@ async def test_last_time_is_never_answered_by_this_incidents_own_report(
     lead = said.text.splitlines()[0]
     assert lead.startswith("Memory says") and "promoting mysql-orders-02" in lead, said.text
     assert "replica lag 900s" not in said.text
+
+
+async def test_whats_next_and_are_we_still_degraded_are_answered_from_where_the_incident_is(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """ "whats next?" gets the open items first; "are we still degraded?" names nothing but the
+    outage, so the newest report answers it (no message says "degraded")."""
+    root = await driver.say(INCIDENT, ALICE, "orders-api 100% 5xx on writes, mysql-orders-01 down")
+    for user, text in [
+        (BOB, "02:31 mysql-orders-02 is primary now, writes going through"),
+        (ALICE, "we run with 1 replica only now, rebuilding one from backup takes ~3h"),
+        (BOB, "root cause: NVMe failure on mysql-orders-01"),
+        (ALICE, "AI-1 re-enable orchestrator recovery (bob), AI-2 rebuild the replica (alice)"),
+    ]:
+        await driver.say(INCIDENT, user, text, thread_ts=root.ts)
+    await finished(bot, answers=0, captured=5)
+    await Jobs(bot.deps, bot.app.client, team_id=TEAM).index_vectors()
+    still = await _asked_under(driver, slack, INCIDENT, root.ts, "are we still degraded?")
+    lead = still.text.splitlines()[0]
+    assert lead.startswith("Memory says") and "1 replica only now" in lead, still.text
+    ahead = await _asked_under(driver, slack, INCIDENT, root.ts, "whats next?")
+    memory = _memory_section(ahead.blocks)
+    assert "AI-1 re-enable orchestrator recovery" in memory.split("\n")[1], memory

@@ -21,6 +21,7 @@ from tests.knowledge.conftest import write_corpus
         ("The disk is 90% full. How can we free up space?", "fix"),
         ("disk almost ful on db-3, how to clean", "fix"),  # terse chat, a typo
         ("how do we purge old logs", "fix"),  # not "logs" as in "check the logs"
+        ("whats next?", "fix"),  # the next steps, in chat's spelling
         ("how do i check disk usage", "diagnose"),
         ("how do I troubleshoot slow etcd requests?", "diagnose"),
         ("Targets are down. Where should I look first to find out why?", "diagnose"),
