@@ -36,6 +36,7 @@ from memory.recall.earlier import (
     topic_words,
     without_frame,
 )
+from memory.recall.floor import said_of
 from memory.recall.open_items import asks_open_items
 from memory.recall.outcomes import OUTCOME_WORDS, asks_outcome, reports_outcome
 from memory.recall.own_items import asks_own_items
@@ -391,6 +392,8 @@ class Answering:
             return await self._runbook_answer(f"{opening}\n{q.text}", q.text)
         own = without_frame(q.text) if said else q.text
         found = await self._runbook_answer(own, q.text)
+        if found and not _shares_enough(q.text, found):
+            found = []  # "ETA for full redundancy?" is not about the disk-full runbook
         if found or not opening or said:
             return found
         # Read with the opening, the runbook must still show something the question asks
@@ -834,6 +837,17 @@ def _adds_nothing(question: str, memory: Source, runbooks: list[Source]) -> bool
         asked -= OUTCOME_WORDS  # "did the warming help?" is about the warming
     shown = _covered(asked, runbooks)
     return bool(asked) and 2 * len(shown) <= len(asked) and shown <= asked & stems(memory.text)
+
+
+def _shares_enough(question: str, runbooks: list[Source]) -> bool:
+    """Whether the runbook shown names enough of what the question asks to be about it: two of
+    its topic words, or half of them. One word of three or more ("full" of "ETA for full
+    redundancy?") is a coincidence the search's confidence does not see."""
+    asked = topic_words(question)
+    if len(asked) < 3:
+        return True
+    shown = said_of(asked, " ".join(f"{s.label} {s.text}" for s in runbooks))
+    return len(shown) >= 2 or 2 * len(shown) >= len(asked)
 
 
 def _about_most_of(question: str, runbooks: list[Source], *, at_least: int = 1) -> bool:

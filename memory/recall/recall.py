@@ -103,8 +103,8 @@ LAST_TIME_MOST = 2
 #: Where an item may be said to be done: an action's own update, a status, a fix, plain talk.
 DONE_KINDS = ("action", "status", "correction", "mitigation", "note")
 
-#: What a vague question in an incident's thread ("next steps?") is answered with from memory,
-#: after its open action items: what the incident decided and did so far.
+#: What a vague question in an incident's thread ("next steps?") is answered with from memory:
+#: what the incident decided and did so far (its open action items after them).
 CURRENT_PLAN = ("decision", "mitigation")
 
 
@@ -1308,13 +1308,13 @@ class Recall:
             # that one says memory has nothing.
             asks_plan = asks_fix and not asked_kinds(query) and not asks_what_happened(query)
             if not items and asks_plan:
-                # "What's next?": the items still open lead, then what was decided and done.
-                items = await self._this_incidents(
+                # "What's next?": what was decided and done, then the items still open.
+                items = await self._this_incidents(requester, CURRENT_PLAN, thread=thread)
+                shown = {it.id for it in items}
+                still_open = await self._this_incidents(
                     requester, ("action",), thread=thread, open_only=True
                 )
-                shown = {it.id for it in items}
-                plan = await self._this_incidents(requester, CURRENT_PLAN, thread=thread)
-                items += [it for it in plan if it.id not in shown]
+                items += [it for it in still_open if it.id not in shown]
             about = f"{thread.opening}\n{query}"
             found = await self.similar_incidents(
                 requester, about, similar, report=thread.opening, thread=thread

@@ -230,3 +230,17 @@ async def test_a_question_about_who_covers_something_gets_no_runbook(
     # A runbook about most of what is asked answers a "who" too.
     approve = await answer_to(slack, driver, "who needs to approve resetting consumer offsets?")
     assert "kafka-consumer-lag › Approvals" in approve
+
+
+async def test_a_runbook_that_shares_one_word_of_a_longer_question_is_not_shown(
+    driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """ "ETA for full redundancy?" names the volume runbook's "full" and nothing else of it;
+    "when is the crash report due to finance?" the crash-looping runbook's "crash". A question
+    of three topic words or more must share two of them, or half, to be answered by a runbook,
+    whatever confidence the search gives it; one about the runbook still is."""
+    for question in ("ETA for full redundancy?", "when is the crash report due to finance?"):
+        blocks = await answer_to(slack, driver, question)
+        assert "*Runbooks*" not in blocks and "confidence" not in blocks, blocks[:300]
+    about = await answer_to(slack, driver, "the volume is almost full, how do I fix it?")
+    assert "kube-persistent-volume-filling-up" in about

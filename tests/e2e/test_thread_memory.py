@@ -1431,8 +1431,8 @@ async def test_last_time_is_never_answered_by_this_incidents_own_report(
 async def test_whats_next_and_are_we_still_degraded_are_answered_from_where_the_incident_is(
     bot: Runtime, driver: SlackDriver, slack: FakeSlack
 ) -> None:
-    """ "whats next?" gets the open items first; "are we still degraded?" names nothing but the
-    outage, so the newest report answers it (no message says "degraded")."""
+    """ "whats next?" gets what was done and the open items; "are we still degraded?" names
+    nothing but the outage, so the newest report answers it (no message says "degraded")."""
     root = await driver.say(INCIDENT, ALICE, "orders-api 100% 5xx on writes, mysql-orders-01 down")
     for user, text in [
         (BOB, "02:31 mysql-orders-02 is primary now, writes going through"),
@@ -1448,4 +1448,4 @@ async def test_whats_next_and_are_we_still_degraded_are_answered_from_where_the_
     assert lead.startswith("Memory says") and "1 replica only now" in lead, still.text
     ahead = await _asked_under(driver, slack, INCIDENT, root.ts, "whats next?")
     memory = _memory_section(ahead.blocks)
-    assert "AI-1 re-enable orchestrator recovery" in memory.split("\n")[1], memory
+    assert "AI-1 re-enable orchestrator recovery" in memory, memory
