@@ -135,6 +135,20 @@ def says_a_span(text: str) -> bool:
     return bool(_SPAN.search(text))
 
 
+#: Words that say why, as an explanation is worded ("because recovery is disabled", "due to
+#: the NVMe failure"); the contrast words of `_REASON` ("not", "but") also describe.
+_EXPLAINS = re.compile(
+    r"\b(?:because|due to|caused by|as a result of|that'?s why|which is why|the reason)\b"
+    r"|->|\u2192",
+    re.I,
+)
+
+
+def explains(text: str) -> bool:
+    """Whether `text` says why something happened, in so many words."""
+    return _EXPLAINS.search(text) is not None
+
+
 def holds(kind: AnswerType, text: str, people: Iterable[str]) -> bool:
     """Whether `text` contains an answer of that type (`people`: names that may answer who)."""
     if kind == "duration":  # a span said, or the clock times it is read from

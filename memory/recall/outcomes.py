@@ -69,7 +69,10 @@ _REPORTS = re.compile(
     r"|\bthat\s+(?:did\s+it|fixed\s+it|worked)\b|\bbought\s+(?:us\s+)?(?:about\s+)?\d"
     # "hit ratio back to 88%", "p99 back under 200ms": a measure returned (not "maxclients back
     # to 10000", a setting put back)
-    r"|\bback\s+(?:to|under|below|above|at)\s+~?\d[\d.,]*\s*(?:%|ms\b|s\b|rps\b|qps\b)",
+    r"|\bback\s+(?:to|under|below|above|at)\s+~?\d[\d.,]*\s*(?:%|ms\b|s\b|rps\b|qps\b)"
+    # "5xx back to 0", "lag back under 1k": a measure named, back to a reading
+    r"|\b(?:errors?|5xxs?|4xxs?|lag|latency|p\d\d|cpu|backlog|queue)\s+(?:is\s+|are\s+)?"
+    r"back\s+(?:to|under|below|at)\s+~?\d",
     re.I,
 )
 

@@ -29,7 +29,7 @@ from memory.episodes.statements import (
 from memory.errors import EmbeddingUnavailable, InvalidLimit
 from memory.incidents import parse_incident_id
 from memory.notes.exchange import WINDOW as EXCHANGE_WINDOW
-from memory.recall.answer_type import holds, says_a_span, says_how_long, wanted
+from memory.recall.answer_type import explains, holds, says_a_span, says_how_long, wanted
 from memory.recall.clauses import clauses
 from memory.recall.clock_times import says_time, times_in
 from memory.recall.current import (
@@ -430,8 +430,8 @@ class Recall:
         ]
         if wanted(query) == "duration":  # the item that says how long leads the kept ones
             kept.sort(key=lambda it: not says_a_span(it.text))
-        elif wanted(query) == "reason":  # asked why: a kept root cause leads
-            kept.sort(key=lambda it: it.kind != "root_cause")
+        elif wanted(query) == "reason":
+            kept = explanations_first(kept)
         kept = await self._with_what_they_correct(requester, kept, ranked)
         most = floor.most + len(parts) - 1
         items = await self._with_corrections(requester, kept)
@@ -1640,6 +1640,11 @@ def _first_clause(correction: str) -> str:
 
 async def _nothing() -> list[int]:
     return []
+
+
+def explanations_first(items: list[RecallItem]) -> list[RecallItem]:
+    """Asked why: a root cause leads, then what says "because", then the rest, each in order."""
+    return sorted(items, key=lambda it: (it.kind != "root_cause", not explains(it.text)))
 
 
 def only_asks(question: str, text: str) -> bool:

@@ -65,6 +65,8 @@ def test_a_reply_reports_an_effect_when_it_says_better_worse_or_none() -> None:
         "DB still pinned at 98%",
         "warming done 11:40, hit ratio back to 88%",  # a measure returned
         "p99 back under 200ms",
+        "restart done 02:38, 5xx back to 0",  # a named measure, back to a reading
+        "lag back under 1k",
     ):
         assert reports_outcome(said), said
     for said in (
@@ -77,6 +79,7 @@ def test_a_reply_reports_an_effect_when_it_says_better_worse_or_none() -> None:
         "no luck finding the runbook",
         "the link doesn't work",
         "maxclients back to 10000 at 09:55",  # a setting put back
+        "replicas back to 3",
     ):
         assert not reports_outcome(said), said
 
@@ -306,3 +309,20 @@ async def test_a_personal_effect_among_the_candidates_never_answers_an_outcome_q
     owner = (await db.fetchall("SELECT owner_subject_id FROM memory_notes WHERE scope = 'user'"))[0]
     asker = Requester(owner["owner_subject_id"], "T1", channel_id="C1")
     assert await recall.relevant(asker, "did the warming help?") == []
+
+
+def test_asked_why_a_root_cause_leads_then_what_says_because() -> None:
+    from datetime import UTC, datetime
+
+    from memory.recall.recall import RecallItem, explanations_first
+
+    def item(i: int, kind: str, text: str) -> RecallItem:
+        return RecallItem(
+            i, kind, text, "channel", None, "C1", "T1/U1", datetime.now(UTC), None, 1.0
+        )
+
+    forced = item(1, "mitigation", "graceful takeover fails, old master unreachable")
+    why = item(2, "mitigation", "no fail over, because orchestrator recovery is disabled")
+    cause = item(3, "root_cause", "root cause: NVMe failure")
+    assert explanations_first([forced, why]) == [why, forced]
+    assert explanations_first([forced, why, cause]) == [cause, why, forced]
