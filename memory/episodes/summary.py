@@ -29,6 +29,7 @@ from memory.episodes.statements import (
 )
 from memory.episodes.statements import classify as statement_of
 from memory.episodes.topic import overlap, shared_topic
+from memory.recall.outcomes import reports_outcome
 from memory.subjects import is_app_subject
 from memory.text import (
     item_references,
@@ -167,7 +168,10 @@ def summarise(messages: Sequence[Line], names: Mapping[str, str] | None = None) 
             if said.kind == "root_cause":
                 root_cause = _ROOT_CAUSE_IS.sub("", line, count=1) or line
             elif said.kind == "status" or (
-                said.kind == "mitigation" and not (status and _later_status(status))
+                # what was done ("failed over to db-4"), or what came of it ("5xx back to 0"),
+                # is where things stand until a status says more
+                (said.kind == "mitigation" or (said.kind == "note" and reports_outcome(said.text)))
+                and not (status and _later_status(status))
             ):
                 status = line
                 stated_status = said.kind == "status"

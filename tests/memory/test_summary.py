@@ -491,3 +491,25 @@ def test_a_severity_asked_about_denied_or_of_another_incident_is_not_said() -> N
     assert summarise(_thread("cart 500s", "not a sev1, sev3 at most")).sections["severity"] == [
         "sev3"
     ]
+
+
+def test_what_came_of_the_last_change_is_where_things_stand_until_a_status_says_more() -> None:
+    """ "restart done 02:38, 5xx back to 0" after the failover says how things stand; a later
+    "status: resolved" still says more, and plain talk after it does not replace it."""
+    s = summarise(
+        _thread(
+            "orders-api 100% 5xx on writes, mysql-orders-01 down",
+            "using force: orchestrator-client -c force-master-failover -alias orders",
+            "orders-api still 20% 5xx, stale conns. restarting orders-api pods",
+            "restart done 02:38, 5xx back to 0",
+        )
+    )
+    assert s.status == "restart done 02:38, 5xx back to 0"
+    s = summarise(
+        _thread(
+            "orders-api 100% 5xx on writes",
+            "status: resolved, all clear",
+            "lag back under 1k on the replica too",
+        )
+    )
+    assert s.status == "resolved, all clear"
