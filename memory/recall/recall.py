@@ -97,6 +97,8 @@ EVERY_KIND = ("root_cause", "decision", "action", "mitigation", "status", "corre
 #: How many of an incident's messages "when did it start?" reads, newest first (its start is
 #: among them unless the incident outgrew them; a bounded read either way).
 TIMELINE_LOOKS_AT = 400
+#: How many recent incidents "what do I owe?" reads when the one asked in owes the asker nothing.
+OWED_INCIDENTS_BACK = 10
 #: Statements shown from the incident "last time" points at.
 LAST_TIME_MOST = 2
 
@@ -670,7 +672,7 @@ class Recall:
                 and lead.kind in _TO_BE_DONE
                 and lead.channel_id == channel
                 and names_subject(lead.text, subject, known=known)
-                and not item_references(lead.text, any_case=True) & done
+                and not _all_done(item_references(lead.text, any_case=True), done)
                 else None
             )
             score, relevance = (lead.score, lead.relevance) if lead is not None else (1.0, 0.0)
@@ -983,13 +985,29 @@ class Recall:
 
     async def _own_items(self, requester: Requester) -> list[RecallItem]:
         """ "What do I owe here?": the open action items of the incident asked in that name the
-        asker as owner, newest first ([] when none, or outside an incident's channel). Never a
-        personal row, whatever the store returned: the answer is posted in the thread."""
+        asker as owner, newest first; with none there, those of the other recent incidents the
+        asker may see ("what do I owe?" asked from the next day's incident channel) ([] when
+        none, or outside an incident's channel). Never a personal row, whatever the store
+        returned: the answer is posted in the thread."""
+        from memory.incidents import Incidents
+
         incident = await self._incident_asked_in(requester)
         if incident is None:
             return []
+        mine = await self._owed_in(requester, incident.id)
+        if not mine:
+            recent = await Incidents(self._db, self._clock).list_recent(
+                requester, limit=OWED_INCIDENTS_BACK
+            )
+            for other in recent:
+                if other.id != incident.id and len(mine) < OPEN_MOST:
+                    mine += await self._owed_in(requester, other.id)
+        return await self._as_items(requester, mine[:OPEN_MOST])
+
+    async def _owed_in(self, requester: Requester, incident_id: str) -> list[Row]:
+        """The open action items of one incident that name the asker as owner, newest first."""
         rows = await note_store.incident_statements(
-            self._db, requester, incident.id, kinds=("action", "correction"), limit=200
+            self._db, requester, incident_id, kinds=("action", "correction"), limit=200
         )
         shared = [r for r in rows if r["scope"] != "user"]
         # An item handed over by its key ("I'll hand AI-1 over to @joe") is the newest
@@ -1000,15 +1018,14 @@ class Recall:
                 for key in handed_over_keys(str(r["text"])):
                     taken.setdefault(key, _owns(r, requester.name))
         actions = [r for r in shared if r["kind"] == "action"]
-        mine = [
+        return [
             r
-            for r in await self._still_open(requester, incident.id, actions)
+            for r in await self._still_open(requester, incident_id, actions)
             if next(
                 (taken[k] for k in item_references(str(r["text"]), any_case=True) if k in taken),
                 _owns(r, requester.name),
             )
         ]
-        return await self._as_items(requester, mine[:OPEN_MOST])
 
     async def _still_open(
         self, requester: Requester, incident_id: str, rows: list[Row]
@@ -1019,7 +1036,11 @@ class Recall:
             self._db, requester, incident_id, kinds=DONE_KINDS, limit=200
         )
         done = {k for r in said if r["scope"] != "user" for k in done_keys(str(r["text"]))}
-        return [r for r in rows if not item_references(str(r["text"]), any_case=True) & done]
+        # A message listing several items ("AI-1 …, AI-2 …, AI-3 …") stays open until every
+        # one of them is done.
+        return [
+            r for r in rows if not _all_done(item_references(str(r["text"]), any_case=True), done)
+        ]
 
     async def _statements(
         self,
@@ -1640,6 +1661,11 @@ def _first_clause(correction: str) -> str:
 
 async def _nothing() -> list[int]:
     return []
+
+
+def _all_done(keys: set[str], done: set[str]) -> bool:
+    """Whether an item naming `keys` is closed: it names some, and every one is `done`."""
+    return bool(keys) and keys <= done
 
 
 def explanations_first(items: list[RecallItem]) -> list[RecallItem]:

@@ -1449,3 +1449,30 @@ async def test_whats_next_and_are_we_still_degraded_are_answered_from_where_the_
     ahead = await _asked_under(driver, slack, INCIDENT, root.ts, "whats next?")
     memory = _memory_section(ahead.blocks)
     assert "AI-1 re-enable orchestrator recovery" in memory, memory
+
+
+async def test_what_do_i_owe_from_the_next_incident_finds_an_open_item_of_an_earlier_one(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """Asked in a new incident's channel that owes the asker nothing, "what do I owe?" finds
+    the open items of earlier incidents that name them; a list of items stays open until each
+    is done ("AI-3 done" closes AI-3 only)."""
+    await _thread(
+        driver,
+        slack,
+        [
+            (
+                ALICE,
+                "action items: AI-1 re-enable recovery (bob), AI-2 pool checks (boss), AI-3 rebuild replica (alice)",
+            ),
+            (ALICE, "AI-3 done, new replica in sync"),
+        ],
+    )
+    slack.workspace.add_channel("C0INC81", "inc-81-replica-lag", members=[ALICE, BOB, BOSS])
+    await driver.say("C0INC81", BOB, "replica lag 900s and growing")
+    await finished(bot, answers=0, captured=3)
+    (m, _) = await driver.mention("C0INC81", BOB, "what do I owe?")
+    owed = (await eventually(lambda: slack.workspace.bot_messages("C0INC81", m.ts)))[0]
+    lead = owed.text.splitlines()[0]
+    assert lead.startswith("Memory says") and "AI-1 re-enable recovery (bob)" in lead, owed.text
+    assert "inc-42" in lead  # said where it is owed
