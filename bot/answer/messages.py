@@ -13,9 +13,10 @@ USAGE = """Usage: `/incident <subcommand> [arguments]`
 • `help` this message"""
 
 NOT_AN_INCIDENT_CHANNEL = (
-    "This channel is not an incident channel, so I have no incident memory to use here. "
-    "Run `/incident open <title>` to make it one, or ask me in an incident channel "
-    "(names starting with `inc-`). `/incident help` lists everything I can do."
+    "This channel is not an incident channel, so I answer no questions here. "
+    "`/incident recall <words>` searches the incidents you can see from any channel; "
+    "`/incident open <title>` makes this one an incident channel, or ask me in an incident "
+    "channel (names starting with `inc-`). `/incident help` lists everything I can do."
 )
 NOT_IN_AN_INCIDENT = "This channel has no incident yet; run `/incident open <title>` first."
 GUARDED_NOT_A_MEMBER = "You are not a member of <#{channel}> any more; nothing was requested."
