@@ -64,9 +64,19 @@ _SHOWN_VERB = re.compile(
 )
 
 
+# "What command did we use to promote?", "which flag did we run it with?": the kind of text
+# asked for; what it did (promote) is the topic.
+_TEXT_ASKED = re.compile(
+    r"\b(?:what|which)\s+(?:exact\s+)?(?:commands?|cmds?|flags?|query|queries|scripts?)\s+"
+    r"(?:did|do|does|should|can|would)\s+(?:we|i|you|they|\w+)\s+(?:use|used|run|ran|type|typed"
+    r"|paste|pasted)\b(?:\s+(?:to|for))?",
+    re.I,
+)
+
+
 def question_topic(question: str) -> str:
     """The question without its answer-type frame: what its topic words are read from."""
-    framed = _HOW_MUCH.sub(" ", question)
+    framed = _HOW_MUCH.sub(" ", _TEXT_ASKED.sub(" ", question))
     if framed != question and re.search(r"\bhow\s+long\b", question, re.I):
         framed = _SPAN_VERB.sub(" ", framed)
     shown = _SHOWN_VERB.search(framed)

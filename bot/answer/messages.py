@@ -161,6 +161,8 @@ def unknown_runbook(slug: str, closest: list[str], total: int) -> str:
 
 NOTHING_SIMILAR = "No similar past incidents found."
 NOTHING_IN_MEMORY_HERE = "Memory has nothing on that."
-NOTHING_YOURS = "No open action item of this incident, or of the recent ones, names you as its owner."
+NOTHING_YOURS = (
+    "No open action item of this incident, or of the recent ones, names you as its owner."
+)
 NOTHING_FOUND = "I found nothing in the runbooks or in memory that answers this."
 ONLY_YOURS = "What I have on this is your own memory: I sent it to you alone."

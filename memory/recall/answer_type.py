@@ -72,7 +72,8 @@ _WANTS: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
         re.compile(
             r"\b(?:what|which) (?:\w+ )?(?:exception|error|errors|warning|message|log line|"
             r"response|responses|output|status code|stack ?trace)\b"
-            r"|\bwhat did (?:\S+ ){1,5}?(?:log|print|show|throw|return|say|report|output)\b",
+            r"|\bwhat did (?:\S+ ){1,5}?(?:log|print|show|throw|return|say|report|output)\b"
+            r"|\b(?:what|which) (?:exact )?(?:commands?|cmds?|flags?|query|queries|scripts?)\b",
             re.I,
         ),
     ),

@@ -82,3 +82,15 @@ def test_the_verb_that_asks_what_was_seen_is_no_topic_word() -> None:
     assert "command" in question_topic("what did the show-config command print?")
     assert "showed" in question_topic("what did we decide? the dashboard showed errors")
     assert "showed" in question_topic("what did we decide? the dashboard showed.")
+
+
+def test_the_kind_of_text_asked_for_is_no_topic_word() -> None:
+    """ "What command did we use to promote?" is about promoting: the note that answers quotes
+    the command, rarely the word "command"."""
+    from memory.recall.answer_type import wanted
+    from memory.text import question_topic
+
+    assert stems(question_topic("what command did we use to promote?")) == {"promot"}
+    assert stems(question_topic("which flag did we run the migration with?")) == {"migrat"}
+    assert "command" in question_topic("did the command finish?")  # asks whether, not which
+    assert wanted("what command did we use to promote?") == "verbatim"
