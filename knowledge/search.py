@@ -118,6 +118,7 @@ class SearchResult:
     confidence: float
     mode: str
     intent: Intent | None = None  # what the question asks; sections of that kind come first
+    similarity: float = 0.0  # the top runbook's best chunk cosine to the query (0: no vectors)
 
 
 class Knowledge:
@@ -273,7 +274,14 @@ class Knowledge:
             return SearchResult(hits=[], abstained=True, confidence=conf, mode=used)
         intent = reading_intent(question.strip() if question else text)
         hits = await self._hits(ranked[:limit], intent)
-        return SearchResult(hits=hits, abstained=False, confidence=conf, mode=used, intent=intent)
+        return SearchResult(
+            hits=hits,
+            abstained=False,
+            confidence=conf,
+            mode=used,
+            intent=intent,
+            similarity=ranked[0][1].sem_chunk,
+        )
 
     async def rank(
         self, text: str, mode: Mode, gen: Generation, every_signal: bool = False

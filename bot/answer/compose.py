@@ -391,9 +391,7 @@ class Answering:
         if vague and opening:
             return await self._runbook_answer(f"{opening}\n{q.text}", q.text)
         own = without_frame(q.text) if said else q.text
-        found = await self._runbook_answer(own, q.text)
-        if found and not _shares_enough(q.text, found):
-            found = []  # "ETA for full redundancy?" is not about the disk-full runbook
+        found = await self._runbook_answer(own, q.text, gated=True)
         if found or not opening or said:
             return found
         # Read with the opening, the runbook must still show something the question asks
@@ -402,9 +400,13 @@ class Answering:
         shown = stems(" ".join(f"{s.label} {s.text}" for s in found))
         return found if (stems(q.text) - _NAMES_NOTHING) & shown else []
 
-    async def _runbook_answer(self, text: str, question: str) -> list[Source]:
+    async def _runbook_answer(
+        self, text: str, question: str, *, gated: bool = False
+    ) -> list[Source]:
         """The runbook sources for `text` (what is searched) read for `question` (what was
-        asked: which section kind leads)."""
+        asked: which section kind leads). `gated`: a runbook the search found (not one named)
+        must share enough of the question's words (`_shares_enough`): "ETA for full
+        redundancy?" is not about the disk-full runbook, whatever its confidence."""
         assert self._knowledge is not None
         named = await self._knowledge.named_in(text)
         if named is not None:
@@ -415,7 +417,9 @@ class Answering:
         if result.abstained or not result.hits:
             return []
         top, *others = result.hits
-        return _runbook_sources(top, see_also(top, others), confidence=result.confidence)
+        found = _runbook_sources(top, see_also(top, others), confidence=result.confidence)
+        near = result.similarity >= MEANS_THE_SAME
+        return found if not gated or near or _shares_enough(question, found) else []
 
     async def _thread_opening(self, q: Question) -> str | None:
         """The first message of the thread a question is asked in (an alert, a report), its
@@ -764,6 +768,10 @@ def _summary(
     return "\n".join(parts)
 
 
+#: A runbook's best passage this close in meaning to the question is about it whatever words
+#: they share ("app keeps dying" and the crash-looping runbook); below it, the words decide.
+MEANS_THE_SAME = 0.3
+
 #: The words whose sentence says when an incident began, or that it recovered.
 _BEGAN = "since started began from"
 _ENDED = "resolved mitigated fixed recovered restored healthy done back normal"
@@ -841,12 +849,17 @@ def _adds_nothing(question: str, memory: Source, runbooks: list[Source]) -> bool
 
 def _shares_enough(question: str, runbooks: list[Source]) -> bool:
     """Whether the runbook shown names enough of what the question asks to be about it: two of
-    its topic words, or half of them. One word of three or more ("full" of "ETA for full
-    redundancy?") is a coincidence the search's confidence does not see."""
+    its topic words, or half of them (one of one or two). One word of three or more ("full" of
+    "ETA for full redundancy?"), or none at all, is a coincidence the search's confidence does
+    not see."""
     asked = topic_words(question)
-    if len(asked) < 3:
+    if not asked:
         return True
     shown = said_of(asked, " ".join(f"{s.label} {s.text}" for s in runbooks))
+    if len(asked) < 3:
+        # "anything about SLA credits?" is not the certificate runbook's, however close in
+        # meaning the search found it: it names none of the two words
+        return bool(shown)
     return len(shown) >= 2 or 2 * len(shown) >= len(asked)
 
 

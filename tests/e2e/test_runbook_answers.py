@@ -244,3 +244,6 @@ async def test_a_runbook_that_shares_one_word_of_a_longer_question_is_not_shown(
         assert "*Runbooks*" not in blocks and "confidence" not in blocks, blocks[:300]
     about = await answer_to(slack, driver, "the volume is almost full, how do I fix it?")
     assert "kube-persistent-volume-filling-up" in about
+    # Close in meaning, with no word in common, a runbook is still about the question.
+    dying = await answer_to(slack, driver, "app keeps dying")
+    assert "kube-pod-crash-looping" in dying
