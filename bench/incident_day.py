@@ -122,8 +122,9 @@ class Day:
         root = self.threads.get(thread) if thread else None
         eph_before = len(self.ws.ephemerals_for(uid))
         (m, _) = await self.driver.mention(cid, uid, question, thread_ts=root)
-        where = root or m.ts
-        answers = await _until(lambda: self.ws.bot_messages(cid, where), within_s, m.ts)
+        asked: str = m.ts or ""
+        where = root or asked
+        answers = await _until(lambda: self.ws.bot_messages(cid, where), within_s, asked)
         answer = answers[-1]
         print(f"\n>>> [{channel}] {who}: @opsmemory {question}")
         print(_indent(answer.text))
@@ -226,7 +227,8 @@ def _load(path: Path) -> Callable[[Day], Awaitable[None]]:
         raise SystemExit(f"cannot load {path}")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.play  # type: ignore[no-any-return]
+    play: Callable[[Day], Awaitable[None]] = module.play
+    return play
 
 
 async def run(path: Path, runbooks: Path | None) -> None:

@@ -45,7 +45,7 @@ _QUESTION: dict[Intent, tuple[re.Pattern[str], re.Pattern[str]]] = {
             r"how (?:(?:do|can|should) (?:we|i) |to )?(?:clean|clear|purge|prune|drain|empty"
             r"|remove|delete)\b",
             r"next steps?",
-            r"wh?at(?:'s|’s|s| is) next",
+            r"wh?at(?:'s|’s|s| is) next(?=\s*(?:[?!.]|$|(?:steps?|then|for us|up)\b))",
             r"get (?:\w+ ){0,3}back",
             r"get (?:\w+ ){0,3}(?:going|moving|working) again",
             r"(?:get|make) (?:it|them|this) \w+ing again",

@@ -42,7 +42,7 @@ from memory.recall.outcomes import OUTCOME_WORDS, asks_outcome, reports_outcome
 from memory.recall.own_items import asks_own_items
 from memory.recall.recall import AskedIn
 from memory.recall.timeline import asks_when, says_recovered
-from memory.text import STOP_WORDS, at_word, item_references, stems
+from memory.text import STOP_WORDS, at_word, expand_identifiers, item_references, stems
 
 if TYPE_CHECKING:
     from knowledge.search import Knowledge, RunbookHit
@@ -276,9 +276,9 @@ class Answering:
         head = messages.CATCH_UP
         if q.asked_ts == q.thread.thread_ts:
             # Asked at the channel's top level and naming nothing else ("catch me up on the
-            # rollback runbook" asks about the runbook): where the whole incident channel
+            # rollback runbook", "recap the redis thing" ask about those): where the channel
             # stands, as much of it is said outside any thread.
-            if not names_nothing(_CATCH_UP.sub(" ", q.text)):
+            if stems(_CATCH_UP.sub(" ", q.text)) - _NAMES_NOTHING:
                 return None
             head = messages.CATCH_UP_CHANNEL
             now = await self._episodes.channel_so_far(
@@ -419,7 +419,7 @@ class Answering:
         top, *others = result.hits
         found = _runbook_sources(top, see_also(top, others), confidence=result.confidence)
         near = result.similarity >= MEANS_THE_SAME
-        return found if not gated or near or _shares_enough(question, found) else []
+        return found if not gated or near or _shares_enough(question, _hit_words(top)) else []
 
     async def _thread_opening(self, q: Question) -> str | None:
         """The first message of the thread a question is asked in (an alert, a report), its
@@ -847,15 +847,22 @@ def _adds_nothing(question: str, memory: Source, runbooks: list[Source]) -> bool
     return bool(asked) and 2 * len(shown) <= len(asked) and shown <= asked & stems(memory.text)
 
 
-def _shares_enough(question: str, runbooks: list[Source]) -> bool:
-    """Whether the runbook shown names enough of what the question asks to be about it: two of
+def _hit_words(hit: RunbookHit) -> str:
+    """What a found runbook says, as far as the search returned it: its slug, title and every
+    section it returned (headings and text), identifiers split ("disk-filling-up")."""
+    sections = " ".join(f"{' '.join(x.heading_path)} {x.heading} {x.text}" for x in hit.sections)
+    return expand_identifiers(f"{hit.slug} {hit.title} {sections}")
+
+
+def _shares_enough(question: str, runbook: str) -> bool:
+    """Whether the runbook (`_hit_words`) names enough of what the question asks to be about it: two of
     its topic words, or half of them (one of one or two). One word of three or more ("full" of
     "ETA for full redundancy?"), or none at all, is a coincidence the search's confidence does
     not see."""
     asked = topic_words(question)
     if not asked:
         return True
-    shown = said_of(asked, " ".join(f"{s.label} {s.text}" for s in runbooks))
+    shown = said_of(asked, runbook)
     if len(asked) < 3:
         # "anything about SLA credits?" is not the certificate runbook's, however close in
         # meaning the search found it: it names none of the two words

@@ -182,3 +182,20 @@ def _value_after(tokens: list[str], stems_: list[str], start: int, links: frozen
         if token not in links and word not in links:
             return False
     return False
+
+
+#: A reading of the service: a share, a latency, a rate, or a count of what serves ("12% 5xx",
+#: "p99 800ms", "1 replica only", "4/12 targets unhealthy"); "back in 5" is none.
+_READING = re.compile(
+    r"(?<![\w.])\d[\d.,]*+ ?(?:%|ms\b|s\b|rps\b|qps\b|k\b)"
+    r"|(?<![\w.])\d++ (?:replicas?|pods?|nodes?|instances?|brokers?|shards?|targets?|hosts?"
+    r"|workers?|errors?|5xxs?|4xxs?|requests?)\b"
+    r"|(?<![\w.])\d++/\d++(?![\w.])",
+    re.I,
+)
+
+
+def reports_a_reading(text: str) -> bool:
+    """Whether `text` gives a reading of how the service is doing (a share, latency, rate or
+    count of what serves): what "are we still degraded?" is answered by."""
+    return _READING.search(text) is not None

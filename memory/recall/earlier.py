@@ -25,6 +25,13 @@ _TELL_OTHERS = (
     r"|\bcan (?:i|we) (?:tell|update) (?:the\s+)?(?:customers?|users?|clients?|support)\b"
 )
 
+_TELLS_OTHERS = re.compile(_TELL_OTHERS, re.I)
+#: What a question about telling others says around it without naming a subject ("it's fixed",
+#: "right now", "about it", "about the incident").
+_TELL_FILLER = frozenset(
+    stems("fixed resolved yet now right incident outage it this about update status okay ok")
+)
+
 _KINDS: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = (
     (("decision",), re.compile(r"\b(?:decid\w*|decisions?|agreed|settled on)\b", re.I)),
     (
@@ -63,7 +70,7 @@ _KINDS: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = (
         ),
     ),
     (("mitigation",), re.compile(r"\b(?:mitigat\w*|workarounds?)\b", re.I)),
-    (("status",), re.compile(rf"\b(?:status|where (?:are|do) we stand)\b|{_TELL_OTHERS}", re.I)),
+    (("status",), re.compile(r"\b(?:status|where (?:are|do) we stand)\b", re.I)),
     # What was done about it: the mitigations, and the decisions that chose them.
     (
         ("mitigation", "decision"),
@@ -148,7 +155,18 @@ _KIND_WORDS_IN_ORDER = tuple(sorted(_KIND_WORDS))
 def asked_kinds(question: str) -> tuple[str, ...]:
     """The note kinds a question asks for, if its wording names any (else empty)."""
     question = respelled(question)
-    return next((kinds for kinds, pattern in _KINDS if pattern.search(question)), ())
+    found = next((kinds for kinds, pattern in _KINDS if pattern.search(question)), ())
+    return found or (("status",) if asks_what_to_tell(question) else ())
+
+
+def asks_what_to_tell(question: str) -> bool:
+    """Whether the question asks what to tell customers, support or execs about the incident,
+    naming nothing else ("what do we tell leadership about Q3 hiring?" is about hiring)."""
+    told = _TELLS_OTHERS.search(question)
+    if told is None:
+        return False
+    rest = f"{question[: told.start()]} {question[told.end() :]}"
+    return not {w for w in stems(rest) if not w.isdigit()} - _TELL_FILLER
 
 
 def about_an_earlier_incident(question: str) -> bool:
@@ -261,9 +279,6 @@ _HAPPENED = re.compile(r"\bwho (?:owns|owned|took|decided|wrote|ran|made)\b|\bho
 _THERE_IS = re.compile(r"^\s*(?:is|are) there\b|\bany (?:runbook|docs?|way)\b", re.I)
 
 
-_TELLS_OTHERS = re.compile(_TELL_OTHERS, re.I)
-
-
 def asks_what_happened(question: str) -> bool:
     """Whether the question asks what the team said or did, not how to do something: who owns
     or did it, when it happened, or a kind of statement said ("what did we decide?", "what's
@@ -278,7 +293,7 @@ def asks_what_happened(question: str) -> bool:
     text = _UNMARKED_CONTRACTION.sub(lambda m: f"{m.group(1)} is ", text)  # "whos", "whats"
     if _THERE_IS.search(text):
         return False
-    if _WH_PAST.search(text) or _HAPPENED.search(text) or _TELLS_OTHERS.search(text):
+    if _WH_PAST.search(text) or _HAPPENED.search(text) or asks_what_to_tell(question):
         return True
     wh = _WH.search(text)
     helper = _HELPER.search(text, wh.end() if wh else 0) or _HELPER.search(text)

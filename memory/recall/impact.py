@@ -29,15 +29,17 @@ _ON_WHOM = stems(
     "business end far now current currently overall total bad big exact exactly estimate "
     "estimated real actual"
 )
-_LABELLED = re.compile(r"(?:^|\n|[.;]\s+)[*_`\s•\-]*(?:customer\s+|user\s+)?impact\s*[:\-–—]", re.I)
+_LABELLED = re.compile(
+    r"(?:^|\n|[.;] )[*_` •\-]{0,12}+(?:customer |user )?impact ?[:\-–—]", re.I | re.M
+)
 #: A share or a count of what was served ("~30% of requests", "1.2k checkouts", "41 customers").
 _SERVED = (
     r"(?:customers?|users?|clients?|merchants?|tenants?|accounts?|orders?|checkouts?|payments?"
     r"|requests?|calls?|searches|bookings?|transactions?|sessions?|logins?)"
 )
 _FIGURE = re.compile(
-    rf"\d+(?:\.\d+)?\s?%\s+(?:of\s+)?(?:\w+\s+){{0,3}}{_SERVED}\b"
-    rf"|\b\d[\d,.]*\s?k?\s+(?:\w+\s+)?{_SERVED}\b",
+    rf"(?<![\d.,])\d++(?:\.\d++)?+ ?% (?:of )?(?:[a-z]++ ){{0,3}}?{_SERVED}\b"
+    rf"|(?<![\w.,])\d[\d,.]*+ ?k? (?:[a-z]++ )?{_SERVED}\b",
     re.I,
 )
 
@@ -52,8 +54,9 @@ def asks_impact(question: str) -> bool:
 
 
 def says_impact(text: str) -> bool:
-    """Whether `text` states an impact, outside what it asks."""
-    stated = without_questions(text)
+    """Whether `text` states an impact, outside what it asks (read with its spaces collapsed:
+    the patterns then take one space where chat types several)."""
+    stated = _one_space(without_questions(text))
     return bool(_LABELLED.search(stated) or _FIGURE.search(stated))
 
 
@@ -61,9 +64,19 @@ def newest_impact(rows: Sequence[Row]) -> Row | None:
     """Of `rows` (newest first), the newest that labels an impact, else the newest that states
     one as a figure; never one that only asks."""
     stated = [r for r in rows if says_impact(str(r["text"])) and not _only_asks(str(r["text"]))]
-    labelled = [r for r in stated if _LABELLED.search(without_questions(str(r["text"])))]
+    labelled = [
+        r for r in stated if _LABELLED.search(_one_space(without_questions(str(r["text"]))))
+    ]
     found = labelled or stated
     return found[0] if found else None
+
+
+def _one_space(text: str) -> str:
+    """`text` with each run of spaces and tabs as one space (line breaks kept)."""
+    return _SPACES.sub(" ", text)
+
+
+_SPACES = re.compile(r"[ \t]++")
 
 
 def _only_asks(text: str) -> bool:

@@ -71,8 +71,11 @@ _REPORTS = re.compile(
     # to 10000", a setting put back)
     r"|\bback\s+(?:to|under|below|above|at)\s+~?\d[\d.,]*\s*(?:%|ms\b|s\b|rps\b|qps\b)"
     # "5xx back to 0", "lag back under 1k": a measure named, back to a reading
-    r"|\b(?:errors?|5xxs?|4xxs?|lag|latency|p\d\d|cpu|backlog|queue)\s+(?:is\s+|are\s+)?"
-    r"back\s+(?:to|under|below|at)\s+~?\d",
+    r"|\b(?:errors?|5xxs?|4xxs?|50\ds?|timeouts?|lag|latency|p\d\d|cpu|backlog|queue)"
+    r"(?:\s+(?:rate|depth|count|ratio))?\s+(?:is\s+|are\s+)?back\s+(?:to|under|below|at)\s+~?\d"
+    # ("cpu back to 4 cores", "queue back to 3 consumers": a setting put back)
+    r"[\d.,]*+\s*+k?(?!\s*(?:cores?|replicas?|partitions?|consumers?|nodes?|pods?|instances?"
+    r"|workers?|shards?|threads?|gi?b|mi?b)\b)",
     re.I,
 )
 

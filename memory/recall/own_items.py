@@ -6,8 +6,10 @@ word with the question."""
 from __future__ import annotations
 
 import re
+from collections.abc import Set as AbstractSet
 
 from memory.episodes.statements import classify, signed_by, strip_label
+from memory.text import item_references
 
 _ASKS = re.compile(
     r"\bwhat (?:do|did) i owe\b"
@@ -35,27 +37,37 @@ def asks_own_items(question: str) -> bool:
 
 #: An item's key where a list of items said in one message starts the next one ("AI-1 revert
 #: the heap (cy), AI-2 alert on node loss (bo)").
-_ITEM_KEY = re.compile(r"(?<![\w-])(?:[a-z]{1,10}-\d{1,6}|#\d{1,7})(?![\w-])", re.I)
+_ITEM_KEY = re.compile(
+    r"(?:^|(?<=[,;\n])|(?<=[,;] )|(?<=^[-*•] )|(?<=\n[-*•] )|(?<=: ))[ \t]{0,3}+"
+    r"(?:(?-i:[A-Z]{1,10})-\d{1,6}|ai-\d{1,6}|#\d{1,7})(?![\w-])",
+    re.I,
+)
 #: An item signed with its owner in parentheses as it ends ("… in chef (cy)", "(owner: cy)").
-_SIGNED_IN_PARENS = re.compile(r"\(\s*(?:owner\s*[:=]?\s*|@)?([\w.-]+)\s*\)\W*$", re.I)
+_SIGNED_IN_PARENS = re.compile(r"\( ?(?:owner ?[:=]? ?|@)?([\w.-]++) ?\)\W*+$", re.I)
 
 
-def owned_by(text: str, author: str, name: str) -> bool:
+def owned_by(text: str, author: str, name: str, *, done: AbstractSet[str] = frozenset()) -> bool:
     """Whether the action item `text`, said by `author`, is owned by `name` ("@kim can you …
     by friday", "kim to rotate the key", "I'll take it" said by kim). A message listing
-    several items by key is read one item at a time."""
+    several items by key is read one item at a time, leaving out those whose key is `done`
+    (lower case, as `item_references` reads keys)."""
     if not name:
         return False
-    starts = [m.start() for m in _ITEM_KEY.finditer(text)]
-    if len(starts) > 1:
-        bounds = zip([0, *starts[1:]], [*starts[1:], len(text)], strict=True)
-        return any(_owns_item(text[a:b], author, name) for a, b in bounds)
+    keys = list(_ITEM_KEY.finditer(text))
+    if len(keys) > 1:
+        starts = [0, *(m.start() for m in keys[1:])]
+        ends = [*(m.start() for m in keys[1:]), len(text)]
+        return any(
+            _owns_item(text[a:b], author, name)
+            for a, b in zip(starts, ends, strict=True)
+            if not item_references(text[a:b], any_case=True) & done
+        )
     return _owns_item(text, author, name)
 
 
 def _owns_item(text: str, author: str, name: str) -> bool:
     """`owned_by` of one item."""
-    signed_in_parens = _SIGNED_IN_PARENS.search(text.rstrip(" ,;"))
+    signed_in_parens = _SIGNED_IN_PARENS.search(" ".join(text.split()).rstrip(" ,;"))
     if signed_in_parens is not None and _plain(signed_in_parens.group(1)) == _plain(name):
         return True
     if " " in name.strip():  # "@Kim Lee can you … by friday", "… — @Kim Lee": said whole

@@ -12,6 +12,7 @@ import asyncio
 import logging
 import re
 from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -37,6 +38,7 @@ from memory.recall.current import (
     asks_current_value,
     gives_value,
     names_subject,
+    reports_a_reading,
     state_subject,
     subject_of,
 )
@@ -94,11 +96,11 @@ class AskedIn:
 
 #: Every kind a thread message is stored as (`memory.episodes.statements`), plain talk too.
 EVERY_KIND = ("root_cause", "decision", "action", "mitigation", "status", "correction", "note")
-#: How many of an incident's messages "when did it start?" reads, newest first (its start is
-#: among them unless the incident outgrew them; a bounded read either way).
+#: How many of an incident's messages "when did it start?" reads, its first ones (a bounded
+#: read: the recovery of an incident longer than that is past them).
 TIMELINE_LOOKS_AT = 400
 #: How many recent incidents "what do I owe?" reads when the one asked in owes the asker nothing.
-OWED_INCIDENTS_BACK = 10
+OWED_INCIDENTS_BACK = 5
 #: Statements shown from the incident "last time" points at.
 LAST_TIME_MOST = 2
 
@@ -650,7 +652,7 @@ class Recall:
                     for r in rows
                     if r["kind"] not in _TO_BE_DONE
                     and (
-                        r["kind"] in _REPORTS
+                        _says_how_it_stands(r)
                         if outage_only
                         else names_subject(str(r["text"]), subject, known=known)
                     )
@@ -885,10 +887,14 @@ class Recall:
         if incident is None:
             return items
         rows = await note_store.incident_statements(
-            self._db, requester, incident.id, kinds=EVERY_KIND, limit=TIMELINE_LOOKS_AT
+            self._db,
+            requester,
+            incident.id,
+            kinds=EVERY_KIND,
+            limit=TIMELINE_LOOKS_AT,
+            oldest_first=True,
         )
-        shared = [r for r in reversed(rows) if r["scope"] != "user"]  # oldest first
-        said = start_and_end(shared, asked)
+        said = start_and_end([r for r in rows if r["scope"] != "user"], asked)
         return _leading(await self._as_items(requester, said), items) if said else items
 
     async def _with_impact_here(
@@ -896,11 +902,13 @@ class Recall:
     ) -> list[RecallItem]:
         """ "What's the customer impact?" asked in an incident's channel: the incident's newest
         message that states its impact leads what search kept (`impact`)."""
-        if not asks_impact(query) or any(says_impact(it.text) for it in items[:1]):
+        if not asks_impact(query):
             return items
         incident = await self._incident_asked_in(requester)
         if incident is None:
             return items
+        if items and items[0].incident_id == incident.id and says_impact(items[0].text):
+            return items  # search already led with this incident's impact
         rows = await note_store.incident_statements(
             self._db, requester, incident.id, kinds=EVERY_KIND, limit=TIMELINE_LOOKS_AT
         )
@@ -1018,24 +1026,30 @@ class Recall:
                 for key in handed_over_keys(str(r["text"])):
                     taken.setdefault(key, _owns(r, requester.name))
         actions = [r for r in shared if r["kind"] == "action"]
+        done = await self._done_keys(requester, incident_id)
         return [
             r
-            for r in await self._still_open(requester, incident_id, actions)
-            if next(
+            for r in actions
+            if not _all_done(item_references(str(r["text"]), any_case=True), done)
+            and next(
                 (taken[k] for k in item_references(str(r["text"]), any_case=True) if k in taken),
-                _owns(r, requester.name),
+                _owns(r, requester.name, done),
             )
         ]
+
+    async def _done_keys(self, requester: Requester, incident_id: str) -> set[str]:
+        """The item keys the incident's messages say are done ("AI-2 done, added to the wiki")."""
+        said = await note_store.incident_statements(
+            self._db, requester, incident_id, kinds=DONE_KINDS, limit=200
+        )
+        return {k for r in said if r["scope"] != "user" for k in done_keys(str(r["text"]))}
 
     async def _still_open(
         self, requester: Requester, incident_id: str, rows: list[Row]
     ) -> list[Row]:
         """Of an incident's action `rows`, those whose item nobody in the incident has said is
         done ("AI-2 done, added to the wiki" closes AI-2, and is itself no open item)."""
-        said = await note_store.incident_statements(
-            self._db, requester, incident_id, kinds=DONE_KINDS, limit=200
-        )
-        done = {k for r in said if r["scope"] != "user" for k in done_keys(str(r["text"]))}
+        done = await self._done_keys(requester, incident_id)
         # A message listing several items ("AI-1 …, AI-2 …, AI-3 …") stays open until every
         # one of them is done.
         return [
@@ -1637,8 +1651,16 @@ _ITEM_WORDS = frozenset(stems("task tasks work ticket tickets"))
 
 #: What "are we still degraded?" asks the state of: the outage itself, named by no report.
 _THE_OUTAGE = OUTAGE_WORDS | stems("degraded degradation impacted affected failing erroring")
-#: Kinds of a message that says how things stand (not why, nor what is to be done).
-_REPORTS = frozenset({"note", "status", "mitigation"})
+
+
+def _says_how_it_stands(row: Row) -> bool:
+    """A status said, a change made, or plain talk that reports what came of one or gives a
+    reading ("we run with 1 replica only now"); not "thanks all, back in 5"."""
+    text = str(row["text"])
+    if row["kind"] in ("status", "mitigation"):
+        return True
+    return row["kind"] == "note" and (reports_outcome(text) or reports_a_reading(text))
+
 
 #: Kinds that say what is to be done, not how things stand.
 _TO_BE_DONE = frozenset({"action", "decision"})
@@ -1755,9 +1777,10 @@ def _incidents_read_whole(
 _NAMED_NUMBER = re.compile(r"p\d{2,3}")
 
 
-def _owns(row: Row, name: str) -> bool:
-    """Whether the action item or handover `row` names `name` as its owner."""
-    return owned_by(str(row["text"]), str(row["author_name"] or ""), name)
+def _owns(row: Row, name: str, done: AbstractSet[str] = frozenset()) -> bool:
+    """Whether the action item or handover `row` names `name` as the owner of an item not
+    `done`."""
+    return owned_by(str(row["text"]), str(row["author_name"] or ""), name, done=done)
 
 
 def _kind_words(kind: str) -> str:

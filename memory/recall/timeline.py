@@ -30,18 +30,29 @@ _END = stems(
     "fix fixed fixes resolve resolved mitigate mitigated recover recovered end ended over "
     "stop stopped restore restored back normal"
 )
-#: A clock time said as when something began ("since 06:02", "started 09:14", "from 13:50").
+#: A clock time said as when something began ("since 06:02", "started 09:14", "from 13:50";
+#: not "rolled back from v42 at 10:20").
 _BEGAN = re.compile(
-    r"\b(?:since|start(?:ed|ing)?|began|begun|beginning|from|as of|kicked off)\b[^.\n?]{0,40}?"
-    r"\b\d{1,2}:\d{2}\b",
+    r"\b(?:since|from|as of)\s+(?:about\s+|around\s+|~\s?)?\d{1,2}:\d{2}\b"
+    r"|\b(?:start(?:ed|ing)?|began|begun|beginning|kicked off)\b[^.\n?]{0,30}?\b\d{1,2}:\d{2}\b",
     re.I,
 )
-#: A state of recovery said with its time ("apply done 06:41. all 12 targets healthy").
+#: A state of recovery said with its time ("apply done 06:41. all 12 targets healthy"): a step
+#: done ("rollback done, still 30% 5xx") says nothing of the outage by itself.
 _RECOVERED = re.compile(
-    r"\b(?:resolved|mitigated|fixed|recovered|restored|healthy|done|complete[d]?|back to"
-    r"|back under|back below|green|stable|stopped|normal|baseline|gone)\b",
+    r"\b(?:resolved|mitigated|fixed|recovered|restored|healthy|back to|back under|back below"
+    r"|green|stable|normal|baseline|gone)\b",
     re.I,
 )
+#: What takes a recovery back: "still 30% 5xx", "not back to normal yet", "isn't stable".
+_NOT_YET = re.compile(
+    r"\bstill\b|\byet\b|\b(?:not|no longer|never|isn'?t|aren'?t|wasn'?t|weren'?t)\s+"
+    r"(?:\w+\s+){0,2}?(?:resolved|mitigated|fixed|recovered|restored|healthy|back|green|stable"
+    r"|normal|gone)\b",
+    re.I,
+)
+#: A question about when it will be fixed asks for an estimate nobody has said yet.
+_FUTURE = re.compile(r"\b(?:will|going to|gonna|eta|expected?|expecting|by when)\b", re.I)
 
 
 def asks_when(question: str) -> tuple[End, ...]:
@@ -49,6 +60,8 @@ def asks_when(question: str) -> tuple[End, ...]:
     it fixed?" -> ("start", "end")); () when it names anything else ("when did the cron job
     start?" is about the job) or points at an earlier incident."""
     if wanted(question) != "time" or about_an_earlier_incident(question):
+        return ()
+    if _FUTURE.search(question):
         return ()
     topic = topic_words(question_topic(question)) - OUTAGE_WORDS
     if not topic or topic - (_START | _END):
@@ -64,7 +77,11 @@ def asks_when(question: str) -> tuple[End, ...]:
 def says_recovered(text: str) -> bool:
     """Whether `text` states, with a clock time, that things recovered."""
     stated = without_questions(text)
-    return bool(times_in(stated)) and _RECOVERED.search(stated) is not None
+    return (
+        bool(times_in(stated))
+        and _RECOVERED.search(stated) is not None
+        and _NOT_YET.search(stated) is None
+    )
 
 
 def start_and_end(rows: Sequence[Row], asked: Sequence[End]) -> list[Row]:

@@ -432,7 +432,7 @@ SELECT n.id, n.kind, n.text, n.scope, n.incident_id, n.channel_id, n.owner_subje
 FROM memory_notes n
 WHERE n.team_id = :team AND n.incident_id = :incident AND {vis} AND n.scope <> 'user'
   AND n.kind IN ({kinds}){in_thread}
-ORDER BY n.id DESC
+ORDER BY n.id {order}
 LIMIT :n
 """
 #: Only notes made from a message of one thread (a captured message's key is its ts).
@@ -452,17 +452,20 @@ async def incident_statements(
     limit: int = 40,
     kinds: Sequence[str] = HEADLINE_KINDS,
     thread_ts: str | None = None,
+    oldest_first: bool = False,
 ) -> list[Row]:
     """An incident's newest statements of `kinds` (by default what a headline is made of: root
     causes, mitigations, status changes, decisions and corrections), newest first, that the
-    audience may see; only those said in the thread `thread_ts`, when given. Never personal
-    (scope `user`) rows: the result is shown where others read, even when the owner asks."""
+    audience may see; only those said in the thread `thread_ts`, when given; `oldest_first`:
+    its first statements instead, oldest first. Never personal (scope `user`) rows: the result
+    is shown where others read, even when the owner asks."""
     vis, params = visibility_sql(audience, alias="n")
     named = {f"kind{i}": k for i, k in enumerate(kinds)}
     sql = _HEADLINE.format(
         vis=vis,
         kinds=", ".join(f":{k}" for k in named) or "NULL",
         in_thread=_IN_THREAD if thread_ts is not None else "",
+        order="ASC" if oldest_first else "DESC",
     )
     args = {**params, **named, "team": audience.team_id, "incident": incident_id, "n": limit}
     return await db.fetchall(sql, args if thread_ts is None else {**args, "thread": thread_ts})

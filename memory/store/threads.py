@@ -173,13 +173,14 @@ async def thread_lines(db: Database, team_id: str, channel_id: str, thread_ts: s
 async def channel_lines(db: Database, team_id: str, channel_id: str, *, limit: int) -> list[Row]:
     """What `thread_lines` reads, of a whole channel: its newest `limit` messages in every
     thread and at its top level, in time order (a team that talks without threads has one
-    message per thread)."""
+    message per thread). Slack's ts is fixed width, so its text order is time order and the
+    channel's ts index serves the read without a sort."""
     rows = await db.fetchall(
         "SELECT m.ts, m.text, m.owner_subject_id, m.channel_is_private,"
         " coalesce(s.display_name, '') AS display_name FROM memory_thread_messages AS m"
         " LEFT JOIN memory_subjects AS s ON s.subject_id = m.owner_subject_id"
         " WHERE m.team_id = :team AND m.channel_id = :channel AND m.asks_bot = 0"
-        " ORDER BY CAST(m.ts AS REAL) DESC, m.ts DESC LIMIT :limit",
+        " ORDER BY m.ts DESC LIMIT :limit",
         {"team": team_id, "channel": channel_id, "limit": limit},
     )
     return rows[::-1]

@@ -1439,9 +1439,10 @@ async def test_whats_next_and_are_we_still_degraded_are_answered_from_where_the_
         (ALICE, "we run with 1 replica only now, rebuilding one from backup takes ~3h"),
         (BOB, "root cause: NVMe failure on mysql-orders-01"),
         (ALICE, "AI-1 re-enable orchestrator recovery (bob), AI-2 rebuild the replica (alice)"),
+        (BOB, "thanks all, grabbing coffee, back in 5"),  # says nothing of how it stands
     ]:
         await driver.say(INCIDENT, user, text, thread_ts=root.ts)
-    await finished(bot, answers=0, captured=5)
+    await finished(bot, answers=0, captured=6)
     await Jobs(bot.deps, bot.app.client, team_id=TEAM).index_vectors()
     still = await _asked_under(driver, slack, INCIDENT, root.ts, "are we still degraded?")
     lead = still.text.splitlines()[0]

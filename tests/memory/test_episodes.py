@@ -98,6 +98,27 @@ async def test_a_channel_so_far_is_told_only_to_someone_asking_in_it(
     )
 
 
+async def test_a_channel_so_far_reads_only_its_own_workspaces_messages(
+    db: Database, redactor: Redactor, clock
+) -> None:
+    """Two workspaces can hold a channel with the same id: the SQL reads the asker's team's."""
+    threads = Threads(db, redactor, clock)
+    await threads.capture(
+        ctx("CSAME", team="T2", user="U2"),
+        ts="1.000100",
+        thread_ts=None,
+        text="decision: T2 rotates its payments keys",
+    )
+    await threads.capture(
+        ctx("CSAME"), ts="1.000200", thread_ts=None, text="decision: roll back build 4812"
+    )
+    now = await Episodes(db, None, clock).channel_so_far(
+        Requester("T1/UASK", "T1", channel_id="CSAME"), "T1", "CSAME"
+    )
+    assert now is not None and "roll back build 4812" in now.text
+    assert "payments keys" not in now.text
+
+
 async def test_roll_up_is_an_upsert_and_links_the_channel_incident(
     db: Database, redactor: Redactor, clock
 ) -> None:

@@ -95,3 +95,16 @@ async def test_a_personal_note_the_store_returned_never_answers_the_impact(
     asker = Requester.full_member("T1/U9", "T1", channel_id="C1")
     items = await recall.relevant(asker, "what's the customer impact?")
     assert all(i.scope != "user" for i in items)
+
+
+async def test_another_incidents_stated_impact_never_stands_for_this_ones(
+    db, redactor, embedder
+) -> None:
+    """Search may lead with another incident's "customer impact: …" (it shares the words); the
+    impact asked for is this incident's."""
+    other = [("customer impact: 41 customers were charged twice", "note")]
+    await incident_channel(db, redactor, embedder, other, title="payments", channel="C2")
+    recall = await incident_channel(db, redactor, embedder, DAY, title="public API 502s")
+    here = Requester.full_member("T1/U9", "T1", channel_id="C1")
+    items = await recall.relevant(here, "what's the customer impact?")
+    assert items and items[0].text == UPDATE, [i.text for i in items]

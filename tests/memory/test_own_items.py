@@ -142,3 +142,24 @@ def test_a_list_of_items_in_one_message_is_read_one_item_at_a_time() -> None:
     signed = "AI-1 revert the heap in chef (cy), AI-2 alert on node loss (owner: bo)"
     assert owned_by(signed, "ana", "cy") and owned_by(signed, "ana", "bo")
     assert not owned_by("AI-3 check latency (EU only)", "ana", "eu")
+
+
+def test_hosts_are_no_item_keys_to_split_a_request_at() -> None:
+    """ "node-1", "db-2" name hosts: a request naming two is one item, still the asker's."""
+    assert owned_by("@kim can you restart node-1 and node-2 by friday", "ana", "kim")
+    assert owned_by("@kim can you fail over db-1 to db-2 by friday", "ana", "kim")
+
+
+async def test_an_item_of_a_list_said_done_is_no_longer_owed(db, redactor, embedder) -> None:
+    listed = "action items: AI-1 revert the heap (bob), AI-2 alert on node loss (boss)"
+    recall = await incident_channel(
+        db,
+        redactor,
+        embedder,
+        [(listed, "action"), ("AI-1 done, heap reverted", "mitigation")],
+        title="search timeouts",
+    )
+    bob = Requester.full_member("T1/UBOB", "T1", channel_id="C1", name="bob")
+    boss = Requester.full_member("T1/UBOSS", "T1", channel_id="C1", name="boss")
+    assert await recall.relevant(bob, "what do I owe?") == []
+    assert [i.text for i in await recall.relevant(boss, "what do I owe?")] == [listed]

@@ -38,6 +38,8 @@ DAY = [
         ("when did the cron job start?", ()),  # about the job, not the incident
         ("when did it start last time?", ()),  # about an earlier incident
         ("why did it start?", ()),  # asks no time
+        ("when will it be fixed?", ()),  # an estimate nobody said yet
+        ("ETA for the fix?", ()),
         ("what was the root cause?", ()),
     ],
 )
@@ -52,6 +54,9 @@ def test_a_recovery_is_said_with_its_time_and_never_only_asked() -> None:
     assert not says_recovered("all targets healthy again")  # no time: no timeline entry
     assert not says_recovered("is it resolved at 06:41?")  # asked, not said
     assert not says_recovered(TRIGGER)
+    assert not says_recovered("rollback done 06:15, still 30% 5xx")  # a step done, no recovery
+    assert not says_recovered("not back to normal yet as of 06:30")
+    assert not says_recovered("06:30 still not stable")
 
 
 async def test_when_it_started_and_when_it_was_fixed_are_the_messages_that_say_so(
@@ -89,6 +94,11 @@ async def test_a_personal_note_the_store_returned_never_answers_when_it_started(
 
 
 def test_without_a_word_of_beginning_the_first_message_with_a_time_is_the_start() -> None:
+    began = [
+        {"text": "rolled back from v42 at 10:20, errors unchanged"},
+        {"text": "503s since 10:05"},
+    ]
+    assert start_and_end(began, ("start",)) == [began[1]]  # "from v42" is no beginning
     rows = [
         {"text": "checkout is throwing 503s?"},  # asks, states no time
         {"text": "paged 10:05, checkout 503s on every pod"},

@@ -574,11 +574,12 @@ def test_asking_what_the_bot_keeps_for_me_is_told_from_asking_about_something_el
 def test_a_runbook_must_share_enough_of_a_question_to_be_about_it() -> None:
     """One word of three or more, or none of one or two, is a coincidence; two words, or half,
     are enough; a question of no topic words is not judged by its words."""
-    from bot.answer.compose import Source, _shares_enough
+    from bot.answer.compose import _shares_enough
 
-    volume = [Source("S1", "runbook", "pv-filling-up › Mitigation", "the volume is nearly full")]
+    volume = "pv-filling-up PV filling up Mitigation the volume is nearly full, free space"
     assert not _shares_enough("ETA for full redundancy?", volume)
     assert _shares_enough("volume almost full, what now?", volume)
+    assert _shares_enough("volume at 95% on prometheus-0, how to free space?", volume)
     assert not _shares_enough("anything about SLA credits?", volume)
     assert _shares_enough("volume full?", volume)
     assert _shares_enough("what now?", volume)
