@@ -45,7 +45,8 @@ _QUESTION: dict[Intent, tuple[re.Pattern[str], re.Pattern[str]]] = {
             r"how (?:(?:do|can|should) (?:we|i) |to )?(?:clean|clear|purge|prune|drain|empty"
             r"|remove|delete)\b",
             r"next steps?",
-            r"wh?at(?:'s|’s|s| is) next(?=\s*(?:[?!.]|$|(?:steps?|then|for us|up)\b))",
+            r"wh?at(?:'s|’s|s| is) next\b(?!'s|\s+(?:week|month|quarter|year|sprint|release"
+            r"|meeting|standup|stand-up|on the agenda|in line|in the queue|on call|on-call)\b)",
             r"get (?:\w+ ){0,3}back",
             r"get (?:\w+ ){0,3}(?:going|moving|working) again",
             r"(?:get|make) (?:it|them|this) \w+ing again",

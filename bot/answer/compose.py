@@ -278,7 +278,7 @@ class Answering:
             # Asked at the channel's top level and naming nothing else ("catch me up on the
             # rollback runbook", "recap the redis thing" ask about those): where the channel
             # stands, as much of it is said outside any thread.
-            if stems(_CATCH_UP.sub(" ", q.text)) - _NAMES_NOTHING:
+            if stems(_CATCH_UP.sub(" ", q.text)) - _NAMES_NOTHING - _CATCH_UP_FILLER:
                 return None
             head = messages.CATCH_UP_CHANNEL
             now = await self._episodes.channel_so_far(
@@ -506,6 +506,15 @@ _CATCH_UP = re.compile(
     r"|going\s+on)(?:\s+(?:here|so\s+far))?|where\s+are\s+we(?:\s+at)?(?:\s+now)?"
     r"|what(?:'s|’s|s| is)\s+the\s+latest)\W*$",
     re.I,
+)
+
+
+#: What "catch me up please, just joined" says around a catch-up without naming a subject.
+_CATCH_UP_FILLER = frozenset(
+    stems(
+        "please pls quick quickly just joined joining incident outage channel here today far new "
+        "happened happening so"
+    )
 )
 
 

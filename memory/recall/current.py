@@ -184,18 +184,31 @@ def _value_after(tokens: list[str], stems_: list[str], start: int, links: frozen
     return False
 
 
-#: A reading of the service: a share, a latency, a rate, or a count of what serves ("12% 5xx",
-#: "p99 800ms", "1 replica only", "4/12 targets unhealthy"); "back in 5" is none.
+#: A reading of the service: a share, a latency or rate, or a count of what serves ("12% 5xx",
+#: "p99 800ms", "1 replica only", "4/12 targets unhealthy"); "back in 5", "brb 30s" and a date
+#: ("12/5") are none.
 _READING = re.compile(
-    r"(?<![\w.])\d[\d.,]*+ ?(?:%|ms\b|s\b|rps\b|qps\b|k\b)"
-    r"|(?<![\w.])\d++ (?:replicas?|pods?|nodes?|instances?|brokers?|shards?|targets?|hosts?"
-    r"|workers?|errors?|5xxs?|4xxs?|requests?)\b"
-    r"|(?<![\w.])\d++/\d++(?![\w.])",
+    r"(?<![\w.,])\d[\d.,]*+ ?(?:%|ms\b|rps\b|qps\b)"
+    r"|\b(?:p\d\d|latency|lag)\s++(?:is\s++|at\s++)?~?\d[\d.,]*+ ?(?:s|sec|seconds|k)\b"
+    r"|(?<![\w.,])\d++ (?:replicas?|pods?|nodes?|instances?|brokers?|shards?|targets?|hosts?"
+    r"|workers?|errors?|5xxs?|4xxs?|requests? (?:fail|failing|failed|erroring))\b"
+    r"|(?<![\w.,/])\d++/\d++ (?:\w+ )?(?:healthy|unhealthy|up|down|ready|failing|targets?|pods?"
+    r"|nodes?|replicas?)\b",
+    re.I,
+)
+#: How the service is, said in words: recovered, or still broken.
+_STATE_SAID = re.compile(
+    r"\b(?:recovered|restored|resolved|mitigated|healthy|green|stable|stopped|gone|normal"
+    r"|baseline|back up|working again)\b"
+    r"|\bstill\s++(?:\w+\s++)?(?:failing|erroring|degraded|down|broken|slow|seeing|timing out"
+    r"|throwing|returning|red|high)\b"
+    r"|\b(?:at|to|rate|errors?|5xxs?) 0\b|\bzero errors\b",
     re.I,
 )
 
 
 def reports_a_reading(text: str) -> bool:
-    """Whether `text` gives a reading of how the service is doing (a share, latency, rate or
-    count of what serves): what "are we still degraded?" is answered by."""
-    return _READING.search(text) is not None
+    """Whether `text` says how the service is doing: a reading (a share, latency, rate or count
+    of what serves) or its state in words (recovered, still failing): what "are we still
+    degraded?" is answered by."""
+    return _READING.search(text) is not None or _STATE_SAID.search(text) is not None

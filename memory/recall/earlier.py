@@ -29,8 +29,19 @@ _TELLS_OTHERS = re.compile(_TELL_OTHERS, re.I)
 #: What a question about telling others says around it without naming a subject ("it's fixed",
 #: "right now", "about it", "about the incident").
 _TELL_FILLER = frozenset(
-    stems("fixed resolved yet now right incident outage it this about update status okay ok")
+    stems(
+        "fixed resolved yet now right incident outage it this about update status okay ok eta "
+        "they asking please pls"
+    )
 )
+#: Words that say a question is about the incident, whatever service it names.
+_ABOUT_THE_INCIDENT = frozenset(
+    stems(
+        "outage outages incident down downtime errors error failures failing latency slow "
+        "slowness degraded degradation issue issues problem problems impact"
+    )
+)
+_AN_ERROR = re.compile(r"\b(?:[45]\d\d|[45]xx)s?\b|\bsev ?\d\b", re.I)
 
 _KINDS: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = (
     (("decision",), re.compile(r"\b(?:decid\w*|decisions?|agreed|settled on)\b", re.I)),
@@ -166,7 +177,10 @@ def asks_what_to_tell(question: str) -> bool:
     if told is None:
         return False
     rest = f"{question[: told.start()]} {question[told.end() :]}"
-    return not {w for w in stems(rest) if not w.isdigit()} - _TELL_FILLER
+    words = {w for w in stems(rest) if not w.isdigit()}
+    # "… about the checkout errors?", "… about the 502s?", "… about sev1?": the incident itself
+    about = bool(words & _ABOUT_THE_INCIDENT) or bool(_AN_ERROR.search(rest))
+    return about or not words - _TELL_FILLER
 
 
 def about_an_earlier_incident(question: str) -> bool:

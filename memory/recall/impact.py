@@ -38,8 +38,8 @@ _SERVED = (
     r"|requests?|calls?|searches|bookings?|transactions?|sessions?|logins?)"
 )
 _FIGURE = re.compile(
-    rf"(?<![\d.,])\d++(?:\.\d++)?+ ?% (?:of )?(?:[a-z]++ ){{0,3}}?{_SERVED}\b"
-    rf"|(?<![\w.,])\d[\d,.]*+ ?k? (?:[a-z]++ )?{_SERVED}\b",
+    rf"(?<![\d.,])\d++(?:\.\d++)?+ ?% (?:of )?(?:[a-z0-9]++ ){{0,3}}?{_SERVED}\b"
+    rf"|(?<![\w.,])\d[\d,.]*+ ?k? (?:[a-z0-9]++ )?{_SERVED}\b",
     re.I,
 )
 
@@ -72,11 +72,11 @@ def newest_impact(rows: Sequence[Row]) -> Row | None:
 
 
 def _one_space(text: str) -> str:
-    """`text` with each run of spaces and tabs as one space (line breaks kept)."""
+    """`text` with each run of white space but line breaks as one space."""
     return _SPACES.sub(" ", text)
 
 
-_SPACES = re.compile(r"[ \t]++")
+_SPACES = re.compile(r"[^\S\n]++")
 
 
 def _only_asks(text: str) -> bool:

@@ -9,7 +9,6 @@ import re
 from collections.abc import Set as AbstractSet
 
 from memory.episodes.statements import classify, signed_by, strip_label
-from memory.text import item_references
 
 _ASKS = re.compile(
     r"\bwhat (?:do|did) i owe\b"
@@ -36,12 +35,14 @@ def asks_own_items(question: str) -> bool:
 
 
 #: An item's key where a list of items said in one message starts the next one ("AI-1 revert
-#: the heap (cy), AI-2 alert on node loss (bo)").
+#: the heap (cy), AI-2 alert on node loss (bo)", "• AI-1 …\n• AI-2 …", "1. AI-1 …"): at the
+#: start, or after a separator, a list marker may come first ("node-1" and "db-2" are hosts).
 _ITEM_KEY = re.compile(
-    r"(?:^|(?<=[,;\n])|(?<=[,;] )|(?<=^[-*•] )|(?<=\n[-*•] )|(?<=: ))[ \t]{0,3}+"
-    r"(?:(?-i:[A-Z]{1,10})-\d{1,6}|ai-\d{1,6}|#\d{1,7})(?![\w-])",
+    r"(?:^|(?<=[,;.|/)\n:]))[ \t]*+(?:(?:[-*•]|\d{1,2}[.)])[ \t]++)?"
+    r"(?P<key>(?-i:[A-Z]{1,10})-\d{1,6}|ai-\d{1,6}|#\d{1,7})(?![\w-])",
     re.I,
 )
+SIGNATURE_CHARS = 120
 #: An item signed with its owner in parentheses as it ends ("… in chef (cy)", "(owner: cy)").
 _SIGNED_IN_PARENS = re.compile(r"\( ?(?:owner ?[:=]? ?|@)?([\w.-]++) ?\)\W*+$", re.I)
 
@@ -59,15 +60,18 @@ def owned_by(text: str, author: str, name: str, *, done: AbstractSet[str] = froz
         ends = [*(m.start() for m in keys[1:]), len(text)]
         return any(
             _owns_item(text[a:b], author, name)
-            for a, b in zip(starts, ends, strict=True)
-            if not item_references(text[a:b], any_case=True) & done
+            for key, a, b in zip(keys, starts, ends, strict=True)
+            if key.group("key").lower() not in done  # the item's own key, not one it mentions
         )
     return _owns_item(text, author, name)
 
 
 def _owns_item(text: str, author: str, name: str) -> bool:
     """`owned_by` of one item."""
-    signed_in_parens = _SIGNED_IN_PARENS.search(" ".join(text.split()).rstrip(" ,;"))
+    # (its end only: what signs an item closes it, and a long message is not read whole)
+    signed_in_parens = _SIGNED_IN_PARENS.search(
+        " ".join(text[-SIGNATURE_CHARS:].split()).rstrip(" ,;")
+    )
     if signed_in_parens is not None and _plain(signed_in_parens.group(1)) == _plain(name):
         return True
     if " " in name.strip():  # "@Kim Lee can you … by friday", "… — @Kim Lee": said whole

@@ -895,6 +895,14 @@ class Recall:
             oldest_first=True,
         )
         said = start_and_end([r for r in rows if r["scope"] != "user"], asked)
+        if "end" in asked and len(rows) == TIMELINE_LOOKS_AT and len(said) < len(asked):
+            # An incident longer than that recovered after its first messages: the newest ones
+            # hold it.
+            newest = await note_store.incident_statements(
+                self._db, requester, incident.id, kinds=EVERY_KIND, limit=TIMELINE_LOOKS_AT
+            )
+            shared = [r for r in reversed(newest) if r["scope"] != "user"]
+            said += [r for r in start_and_end(shared, ("end",)) if r not in said]
         return _leading(await self._as_items(requester, said), items) if said else items
 
     async def _with_impact_here(

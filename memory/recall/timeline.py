@@ -44,11 +44,14 @@ _RECOVERED = re.compile(
     r"|green|stable|normal|baseline|gone)\b",
     re.I,
 )
-#: What takes a recovery back: "still 30% 5xx", "not back to normal yet", "isn't stable".
+#: What takes a recovery back: "not back to normal yet", "isn't stable", "still 30% 5xx",
+#: "still failing" ("resolved at 06:41, still monitoring" and "not sure why yet" take nothing
+#: back).
 _NOT_YET = re.compile(
-    r"\bstill\b|\byet\b|\b(?:not|no longer|never|isn'?t|aren'?t|wasn'?t|weren'?t)\s+"
-    r"(?:\w+\s+){0,2}?(?:resolved|mitigated|fixed|recovered|restored|healthy|back|green|stable"
-    r"|normal|gone)\b",
+    r"\b(?:not|no longer|never|isn'?t|aren'?t|wasn'?t|weren'?t)\s++(?:\w++\s++){0,2}?"
+    r"(?:resolved|mitigated|fixed|recovered|restored|healthy|back|green|stable|normal|gone)\b"
+    r"|\bstill\s++(?:at\s++)?(?:~?\d|not\b|(?:\w++\s++)?(?:failing|erroring|degraded|down"
+    r"|broken|slow|seeing|timing|throwing|returning|high|elevated|red))",
     re.I,
 )
 #: A question about when it will be fixed asks for an estimate nobody has said yet.

@@ -1391,6 +1391,8 @@ async def test_what_happened_asked_at_the_top_of_a_channel_that_talks_without_th
     assert "Root cause: ES heap set to 31g in the last chef run; should be 16g" in said
     assert "Decisions: pause the nightly reindex until the cluster is green" in said
     assert "Status: mitigated." in said
+    _, polite = await answered(driver, slack, BOSS, "catch me up please, just joined")
+    assert polite.text.startswith("*Where this channel stands*"), polite.text
     _, owed = await answered(driver, slack, BOB, "what do I owe?")
     assert "AI-1 revert the heap in chef (bob)" in owed.text.splitlines()[0], owed.text
 

@@ -22,6 +22,9 @@ from tests.knowledge.conftest import write_corpus
         ("disk almost ful on db-3, how to clean", "fix"),  # terse chat, a typo
         ("how do we purge old logs", "fix"),  # not "logs" as in "check the logs"
         ("whats next?", "fix"),  # the next steps, in chat's spelling
+        ("what's next to try?", "fix"),
+        ("what is next week's oncall?", None),
+        ("what's next on the agenda for standup?", None),
         ("how do i check disk usage", "diagnose"),
         ("how do I troubleshoot slow etcd requests?", "diagnose"),
         ("Targets are down. Where should I look first to find out why?", "diagnose"),

@@ -268,3 +268,27 @@ async def test_last_time_read_for_what_it_names_never_gives_a_personal_note(
     monkeypatch.setattr(note_store, "incident_statements", await store_returning_personal_rows(db))
     found, _ = await recall._last_time_about(here, ask, AskedIn("1.0", report), 3, [])
     assert all(i.scope != "user" for i in found), [i.text for i in found]
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("we run with 1 replica only now (03)", True),
+        ("4/12 targets unhealthy", True),
+        ("p99 is 1.2 seconds", True),
+        ("checkout 5xx at 12% since 06:02", True),
+        ("errors have stopped, all pods healthy again", True),  # its state, in words
+        ("5xx at 0 now", True),
+        ("customers still seeing errors", True),
+        ("thanks all, grabbing coffee, back in 5", False),
+        ("thanks all, brb 30s", False),
+        ("retro moved to 12/5", False),  # a date
+        ("I have 2 requests for the retro", False),
+    ],
+)
+def test_a_reading_of_the_service_is_what_are_we_still_degraded_is_answered_by(
+    text: str, says: bool
+) -> None:
+    from memory.recall.current import reports_a_reading
+
+    assert reports_a_reading(text) is says

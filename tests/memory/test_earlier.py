@@ -192,6 +192,11 @@ def test_a_negated_past_helper_asks_what_happened_a_negated_present_perfect_does
         ("can I tell customers it's fixed?", True),
         ("what do we tell support?", True),
         ("what should I update the execs with?", True),
+        ("what do we tell customers about the checkout errors?", True),  # the incident itself
+        ("what do i tell the execs about the 502s?", True),
+        ("what do I tell support? they are asking", True),
+        ("what do we tell leadership about Q3 hiring?", False),  # about hiring
+        ("what can we say to customers about the pricing change?", False),
         ("how do I tell customers about planned maintenance?", False),  # how to, not where we are
         ("can I restart the pod?", False),
     ],

@@ -163,3 +163,25 @@ async def test_an_item_of_a_list_said_done_is_no_longer_owed(db, redactor, embed
     boss = Requester.full_member("T1/UBOSS", "T1", channel_id="C1", name="boss")
     assert await recall.relevant(bob, "what do I owe?") == []
     assert [i.text for i in await recall.relevant(boss, "what do I owe?")] == [listed]
+
+
+@pytest.mark.parametrize(
+    "listed",
+    [
+        "AI-1 foo (kim), AI-2 bar (bo)",
+        "AI-1 foo (kim). AI-2 bar (bo)",
+        "AI-1 foo (kim) AI-2 bar (bo)",
+        "AI-1: foo (kim) | AI-2: bar (bo)",
+        "  • AI-1 foo (kim)\n  • AI-2 bar (bo)",
+        "1. AI-1 foo (kim)\n2. AI-2 bar (bo)",
+    ],
+)
+def test_items_listed_in_one_message_each_have_their_owner(listed: str) -> None:
+    assert owned_by(listed, "ana", "kim") and owned_by(listed, "ana", "bo")
+    assert not owned_by(listed, "ana", "ana")
+
+
+def test_an_item_that_mentions_a_done_one_is_still_owed() -> None:
+    said = "AI-1 revert heap (bo), AI-2 verify AI-1 in staging (kim)"
+    assert owned_by(said, "ana", "kim", done={"ai-1"})
+    assert not owned_by(said, "ana", "bo", done={"ai-1"})

@@ -57,6 +57,8 @@ def test_a_recovery_is_said_with_its_time_and_never_only_asked() -> None:
     assert not says_recovered("rollback done 06:15, still 30% 5xx")  # a step done, no recovery
     assert not says_recovered("not back to normal yet as of 06:30")
     assert not says_recovered("06:30 still not stable")
+    assert says_recovered("resolved at 06:41, still monitoring")  # watching is no relapse
+    assert says_recovered("mitigated at 06:41, root cause not known yet")
 
 
 async def test_when_it_started_and_when_it_was_fixed_are_the_messages_that_say_so(
