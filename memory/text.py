@@ -74,9 +74,13 @@ _TEXT_ASKED = re.compile(
 )
 
 
+# "What's the bridge link?", "dashboard url?": a link is the kind of answer; the bridge is the topic.
+_LINK_ASKED = re.compile(r"\b(?:link|links|url|urls)\b(?=\s*(?:\?|$|for\b|to\b))", re.I)
+
+
 def question_topic(question: str) -> str:
     """The question without its answer-type frame: what its topic words are read from."""
-    framed = _HOW_MUCH.sub(" ", _TEXT_ASKED.sub(" ", question))
+    framed = _HOW_MUCH.sub(" ", _LINK_ASKED.sub(" ", _TEXT_ASKED.sub(" ", question)))
     if framed != question and re.search(r"\bhow\s+long\b", question, re.I):
         framed = _SPAN_VERB.sub(" ", framed)
     shown = _SHOWN_VERB.search(framed)

@@ -371,7 +371,12 @@ class Answering:
         its subject alone: runbooks know procedures, not what was said, and its framing words
         ("root cause") match any runbook that uses them; one asking who did or owns something,
         or where the incident stands, gets none (no runbook knows)."""
-        if self._knowledge is None or asks_current_state(q.text) or asks_own_items(q.text):
+        if (
+            self._knowledge is None
+            or asks_current_state(q.text)
+            or asks_own_items(q.text)
+            or asks_when(q.text)  # when it began and recovered is in what the team said
+        ):
             # whether our lag is gone, or what the asker owes, is in what the team said; no
             # runbook knows
             return []

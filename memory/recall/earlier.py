@@ -200,7 +200,7 @@ _FRAME = stems(
     "caused action actions item items follow up followup todo todos mitigate mitigated "
     "mitigation mitigations workaround workarounds last time times before previous past "
     "earlier prior other older incident incidents outage outages one ones did do we our us "
-    "own owns owned owner owners doing taking took current currently latest"
+    "own owns owned owner owners doing taking took current currently latest far already"
 )
 # "Which version …?", "which release …?": what the answer is (a version), not its subject.
 _WHICH_THING = re.compile(

@@ -366,7 +366,7 @@ class Recall:
             ranked = await self.recall(
                 requester, query, k=self._config.candidates, incident=incident, mode=mode
             )
-        if thread is not None and not asks_what_happened(query):
+        if thread is not None and not asks_what_happened(query) and not asks_for_a_link(query):
             # The message the thread opened with is what the asker is looking at: context, not
             # an answer to "what should we adjust?" (it is one to "which alert fired?").
             ranked = [it for it in ranked if not _opens(it, requester, thread)]
@@ -622,10 +622,11 @@ class Recall:
         under it, then what search kept. Read in the channel asked in (a live incident's own
         word on its lag), else in the lead item's. Search ranks the first report that named the
         lag ("lag climbing since ~09:40") as high as the last word on it."""
-        subject = state_subject(query)
-        if not subject or not asks_current_state(query):
+        if not asks_current_state(query):
             return items
-        # "Are we still degraded?" names nothing but the outage: the newest report is on it.
+        subject = state_subject(query)
+        # "Are we still degraded?", "is it fixed?" name nothing but the outage: the newest
+        # report is on it.
         outage_only = subject <= _THE_OUTAGE
         lead = items[0] if items else None
         for channel in dict.fromkeys(
@@ -1665,9 +1666,10 @@ def _says_how_it_stands(row: Row) -> bool:
     """A status said, a change made, or plain talk that reports what came of one or gives a
     reading ("we run with 1 replica only now"); not "thanks all, back in 5"."""
     text = str(row["text"])
-    if row["kind"] in ("status", "mitigation"):
+    if row["kind"] == "mitigation":
         return True
-    return row["kind"] == "note" and (reports_outcome(text) or reports_a_reading(text))
+    # ("status page updated 14:25" is filed as a status and says nothing of the service)
+    return row["kind"] in ("note", "status") and (reports_outcome(text) or reports_a_reading(text))
 
 
 #: Kinds that say what is to be done, not how things stand.
@@ -1701,6 +1703,16 @@ def _all_done(keys: set[str], done: set[str]) -> bool:
 def explanations_first(items: list[RecallItem]) -> list[RecallItem]:
     """Asked why: a root cause leads, then what says "because", then the rest, each in order."""
     return sorted(items, key=lambda it: (it.kind != "root_cause", not explains(it.text)))
+
+
+#: "What's the bridge link?", "dashboard url?": a link people post when they open the thread.
+_ASKS_LINK = re.compile(r"\b(?:link|links|url|urls)\b", re.I)
+
+
+def asks_for_a_link(question: str) -> bool:
+    """Whether the question asks for a link, which the thread's opening often holds ("I'm IC,
+    bridge: https://…"): the opening may answer it."""
+    return _ASKS_LINK.search(question) is not None
 
 
 def only_asks(question: str, text: str) -> bool:

@@ -54,6 +54,12 @@ _NOT_YET = re.compile(
     r"|broken|slow|seeing|timing|throwing|returning|high|elevated|red))",
     re.I,
 )
+#: "timeline?", "what's the timeline so far?": when it began and when it recovered.
+_TIMELINE = re.compile(
+    r"^\W*(?:(?:so|ok(?:ay)?|hey)\W+)?(?:what(?:'s|’s|s| is)\s+(?:the|our)\s+)?timeline"
+    r"(?:\s+(?:so\s+far|here|please|pls))?\W*$",
+    re.I,
+)
 #: A question about when it will be fixed asks for an estimate nobody has said yet.
 _FUTURE = re.compile(r"\b(?:will|going to|gonna|eta|expected?|expecting|by when)\b", re.I)
 
@@ -62,6 +68,8 @@ def asks_when(question: str) -> tuple[End, ...]:
     """Which ends of the incident a question asks the time of ("when did it start and when was
     it fixed?" -> ("start", "end")); () when it names anything else ("when did the cron job
     start?" is about the job) or points at an earlier incident."""
+    if _TIMELINE.match(question):
+        return ("start", "end")  # "timeline?", "what's the timeline so far?"
     if wanted(question) != "time" or about_an_earlier_incident(question):
         return ()
     if _FUTURE.search(question):

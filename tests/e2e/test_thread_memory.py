@@ -1479,3 +1479,39 @@ async def test_what_do_i_owe_from_the_next_incident_finds_an_open_item_of_an_ear
     lead = owed.text.splitlines()[0]
     assert lead.startswith("Memory says") and "AI-1 re-enable recovery (bob)" in lead, owed.text
     assert "inc-42" in lead  # said where it is owed
+
+
+async def test_the_bridge_link_what_was_tried_the_timeline_and_is_it_fixed(
+    bot: Runtime, driver: SlackDriver, slack: FakeSlack
+) -> None:
+    """Questions a manager joining the bridge asks: the link said in the thread's opening, what
+    was tried so far, the timeline, and whether it is fixed (a status-page note is no state)."""
+    root = await driver.say(
+        INCIDENT,
+        ALICE,
+        "payments p99 at 9s since 13:52, card auth timing out. I'm IC, bridge: https://meet.example.com/x",
+    )
+    for user, text in [
+        (BOB, "tried bumping the proxy pool to 1024 at 14:05, no change"),
+        (ALICE, "decision: roll back payments-api to v5.1"),
+        (BOB, "rollback done 14:21, p99 back to 400ms, timeouts gone"),
+        (ALICE, "status: mitigated. status page updated 14:25"),
+        (ALICE, "paged the payments team at 14:02, they own the fix"),
+    ]:
+        await driver.say(INCIDENT, user, text, thread_ts=root.ts)
+    await finished(bot, answers=0, captured=6)
+    await Jobs(bot.deps, bot.app.client, team_id=TEAM).index_vectors()
+
+    async def lead(question: str) -> str:
+        said = await _asked_under(driver, slack, INCIDENT, root.ts, question)
+        return str(said.text)
+
+    assert "meet.example.com/x" in (await lead("whats the bridge link?")).splitlines()[0]
+    tried = await lead("what have we tried so far?")
+    assert tried.startswith("Memory says") and "Memory has nothing" not in tried, tried
+    timeline = (await lead("timeline?")).splitlines()
+    assert timeline[0].startswith("Began [S") and "since 13:52" in timeline[0]
+    assert timeline[1].startswith("Recovered [S") and "rollback done 14:21" in timeline[1]
+    fixed = (await lead("is it fixed?")).splitlines()[0]
+    assert "status page updated" not in fixed and "own the fix" not in fixed, fixed
+    assert "mitigated" in fixed or "timeouts gone" in fixed, fixed

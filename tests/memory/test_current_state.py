@@ -292,3 +292,12 @@ def test_a_reading_of_the_service_is_what_are_we_still_degraded_is_answered_by(
     from memory.recall.current import reports_a_reading
 
     assert reports_a_reading(text) is says
+
+
+def test_a_status_that_says_nothing_of_the_service_is_not_how_it_stands() -> None:
+    from memory.recall.recall import _says_how_it_stands
+
+    assert not _says_how_it_stands({"kind": "status", "text": "status page updated 14:25"})
+    assert _says_how_it_stands({"kind": "status", "text": "mitigated, watching"})
+    assert _says_how_it_stands({"kind": "mitigation", "text": "rolled back to v5.1"})
+    assert not _says_how_it_stands({"kind": "note", "text": "thanks all, back in 5"})

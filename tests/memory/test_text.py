@@ -94,3 +94,5 @@ def test_the_kind_of_text_asked_for_is_no_topic_word() -> None:
     assert stems(question_topic("which flag did we run the migration with?")) == {"migrat"}
     assert "command" in question_topic("did the command finish?")  # asks whether, not which
     assert wanted("what command did we use to promote?") == "verbatim"
+    assert stems(question_topic("whats the bridge link?")) == {"bridg"}
+    assert "link" in question_topic("did the link break?")

@@ -39,6 +39,9 @@ DAY = [
         ("when did it start last time?", ()),  # about an earlier incident
         ("why did it start?", ()),  # asks no time
         ("when will it be fixed?", ()),  # an estimate nobody said yet
+        ("timeline?", ("start", "end")),
+        ("what's the timeline so far?", ("start", "end")),
+        ("timeline for the migration?", ()),  # another thing's
         ("ETA for the fix?", ()),
         ("what was the root cause?", ()),
     ],
