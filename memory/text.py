@@ -74,13 +74,22 @@ _TEXT_ASKED = re.compile(
 )
 
 
-# "What's the bridge link?", "dashboard url?": a link is the kind of answer; the bridge is the topic.
-_LINK_ASKED = re.compile(r"\b(?:link|links|url|urls)\b(?=\s*(?:\?|$|for\b|to\b))", re.I)
+# "What's the bridge link?", "dashboard url?", "link to the runbook?": a link asked for is the
+# kind of answer, the bridge its topic ("what broke the link?" is about the link).
+LINK_QUESTION = re.compile(
+    r"^\W*(?:what(?:'s|’s|s| is)|where(?:'s|’s|s| is)|any|got|share|send|post|pls|please)\b"
+    r"[^?\n]{0,40}?\b(?:link|url)s?\b\W*$"
+    r"|^\W*(?:[\w.-]+\s+){0,2}(?:link|url)s?\W*$"
+    r"|^\W*(?:link|url)s?\s+(?:for|to)\b",
+    re.I,
+)
+_LINK_WORD = re.compile(r"\b(?:link|url)s?\b", re.I)
 
 
 def question_topic(question: str) -> str:
     """The question without its answer-type frame: what its topic words are read from."""
-    framed = _HOW_MUCH.sub(" ", _LINK_ASKED.sub(" ", _TEXT_ASKED.sub(" ", question)))
+    asked = _LINK_WORD.sub(" ", question) if LINK_QUESTION.search(question) else question
+    framed = _HOW_MUCH.sub(" ", _TEXT_ASKED.sub(" ", asked))
     if framed != question and re.search(r"\bhow\s+long\b", question, re.I):
         framed = _SPAN_VERB.sub(" ", framed)
     shown = _SHOWN_VERB.search(framed)

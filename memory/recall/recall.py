@@ -72,7 +72,15 @@ from memory.store import notes as note_store
 from memory.store.vectors import VectorTable
 from memory.store.visibility import public_channels
 from memory.subjects import is_app_subject
-from memory.text import Mode, expand_identifiers, item_references, question_topic, rrf, stems
+from memory.text import (
+    LINK_QUESTION,
+    Mode,
+    expand_identifiers,
+    item_references,
+    question_topic,
+    rrf,
+    stems,
+)
 
 if TYPE_CHECKING:
     from memory.embedding.embedder import Embedder
@@ -625,6 +633,8 @@ class Recall:
         if not asks_current_state(query):
             return items
         subject = state_subject(query)
+        if not subject and not _OUTAGE_STATE.search(query):
+            return items  # "is it still running?": "it" is what the thread opened with
         # "Are we still degraded?", "is it fixed?" name nothing but the outage: the newest
         # report is on it.
         outage_only = subject <= _THE_OUTAGE
@@ -1662,13 +1672,25 @@ _ITEM_WORDS = frozenset(stems("task tasks work ticket tickets"))
 _THE_OUTAGE = OUTAGE_WORDS | stems("degraded degradation impacted affected failing erroring")
 
 
+#: The states of an outage a question with no subject asks after ("is it fixed?", "is it
+#: back?"); "is it done?", "is it still running?" ask after what the thread opened with.
+_OUTAGE_STATE = re.compile(
+    r"\b(?:fixed|resolved|recovered|back|over|down|up|happening|stable|healthy|gone|mitigated"
+    r"|degraded|broken)\b",
+    re.I,
+)
+_STATUS_PAGE = re.compile(r"\bstatus[ -]?page\b", re.I)
+
+
 def _says_how_it_stands(row: Row) -> bool:
     """A status said, a change made, or plain talk that reports what came of one or gives a
-    reading ("we run with 1 replica only now"); not "thanks all, back in 5"."""
+    reading ("we run with 1 replica only now"); not "thanks all, back in 5", nor a status that
+    is about the status page ("status page updated 14:25")."""
     text = str(row["text"])
     if row["kind"] == "mitigation":
         return True
-    # ("status page updated 14:25" is filed as a status and says nothing of the service)
+    if row["kind"] == "status" and not _STATUS_PAGE.search(text):
+        return True  # "status: investigating", "all clear"
     return row["kind"] in ("note", "status") and (reports_outcome(text) or reports_a_reading(text))
 
 
@@ -1705,14 +1727,10 @@ def explanations_first(items: list[RecallItem]) -> list[RecallItem]:
     return sorted(items, key=lambda it: (it.kind != "root_cause", not explains(it.text)))
 
 
-#: "What's the bridge link?", "dashboard url?": a link people post when they open the thread.
-_ASKS_LINK = re.compile(r"\b(?:link|links|url|urls)\b", re.I)
-
-
 def asks_for_a_link(question: str) -> bool:
-    """Whether the question asks for a link, which the thread's opening often holds ("I'm IC,
-    bridge: https://…"): the opening may answer it."""
-    return _ASKS_LINK.search(question) is not None
+    """Whether the question asks for a link ("what's the bridge link?"), which the thread's
+    opening often holds ("I'm IC, bridge: https://…"): the opening may answer it."""
+    return LINK_QUESTION.search(question) is not None
 
 
 def only_asks(question: str, text: str) -> bool:

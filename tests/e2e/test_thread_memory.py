@@ -1515,3 +1515,9 @@ async def test_the_bridge_link_what_was_tried_the_timeline_and_is_it_fixed(
     fixed = (await lead("is it fixed?")).splitlines()[0]
     assert "status page updated" not in fixed and "own the fix" not in fixed, fixed
     assert "mitigated" in fixed or "timeouts gone" in fixed, fixed
+    # In another thread, "it" is what that thread opened with, not the outage.
+    job = await driver.say(INCIDENT, BOB, "kicking off the ledger reindex job for the stuck cards")
+    await finished(bot, answers=4, captured=7)
+    running = await _asked_under(driver, slack, INCIDENT, job.ts, "is it still running?")
+    lead = running.text.splitlines()[0]
+    assert "rollback done" not in lead and "mitigated" not in lead, running.text

@@ -301,3 +301,4 @@ def test_a_status_that_says_nothing_of_the_service_is_not_how_it_stands() -> Non
     assert _says_how_it_stands({"kind": "status", "text": "mitigated, watching"})
     assert _says_how_it_stands({"kind": "mitigation", "text": "rolled back to v5.1"})
     assert not _says_how_it_stands({"kind": "note", "text": "thanks all, back in 5"})
+    assert _says_how_it_stands({"kind": "status", "text": "investigating"})

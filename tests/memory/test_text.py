@@ -96,3 +96,5 @@ def test_the_kind_of_text_asked_for_is_no_topic_word() -> None:
     assert wanted("what command did we use to promote?") == "verbatim"
     assert stems(question_topic("whats the bridge link?")) == {"bridg"}
     assert "link" in question_topic("did the link break?")
+    assert "link" in question_topic("what broke the link?")  # the link is the subject
+    assert "link" in question_topic("any errors on the link to us-east?")
