@@ -742,8 +742,8 @@ def _summary(
         # "When did it start and when was it fixed?": both, each from the message that says it.
         began, ended = memories[:2]
         parts.append(
-            f"Began [{began.key}] ({began.label}): {_answering_sentence(began.text, _BEGAN)}\n"
-            f"Recovered [{ended.key}] ({ended.label}): {_answering_sentence(ended.text, _ENDED)}"
+            f"Began [{began.key}] ({began.label}): {_answering_sentence(began.text, _BEGAN_WORDS)}\n"
+            f"Recovered [{ended.key}] ({ended.label}): {_answering_sentence(ended.text, _ENDED_WORDS)}"
         )
     elif memories:
         top = memories[0]
@@ -787,8 +787,8 @@ def _summary(
 MEANS_THE_SAME = 0.3
 
 #: The words whose sentence says when an incident began, or that it recovered.
-_BEGAN = "since started began from"
-_ENDED = "resolved mitigated fixed recovered restored healthy done back normal"
+_BEGAN_WORDS = "since started began from"
+_ENDED_WORDS = "resolved mitigated fixed recovered restored healthy done back normal"
 
 
 def _handover_said(top: Source, below: Source, question: str) -> str | None:
@@ -869,8 +869,8 @@ def _hit_words(hit: RunbookHit) -> str:
 
 
 def _shares_enough(question: str, runbook: str) -> bool:
-    """Whether the runbook (`_hit_words`) names enough of what the question asks to be about it: two of
-    its topic words, or half of them (one of one or two). One word of three or more ("full" of
+    """Whether the runbook (`_hit_words`) names enough of what the question asks to be about
+    it: two of its topic words, or half of them (one of one or two). One word of three or more ("full" of
     "ETA for full redundancy?"), or none at all, is a coincidence the search's confidence does
     not see."""
     asked = topic_words(question)

@@ -878,10 +878,8 @@ class Recall:
         incident = await self._incident_asked_in(requester)
         if incident is None:
             return items
-        rows = await note_store.incident_statements(
-            self._db, requester, incident.id, kinds=EVERY_KIND
-        )
-        spans = [r for r in rows if r["scope"] != "user" and says_how_long(str(r["text"]))]
+        rows = await self._shared_statements(requester, incident.id, kinds=EVERY_KIND)
+        spans = [r for r in rows if says_how_long(str(r["text"]))]
         best = sorted(spans, key=lambda r: r["kind"] != "status")[:1]
         return _leading(await self._as_items(requester, best), items) if best else items
 
@@ -897,23 +895,17 @@ class Recall:
         incident = await self._incident_asked_in(requester)
         if incident is None:
             return items
-        rows = await note_store.incident_statements(
-            self._db,
-            requester,
-            incident.id,
-            kinds=EVERY_KIND,
-            limit=TIMELINE_LOOKS_AT,
-            oldest_first=True,
+        rows = await self._shared_statements(
+            requester, incident.id, kinds=EVERY_KIND, limit=TIMELINE_LOOKS_AT, oldest_first=True
         )
-        said = start_and_end([r for r in rows if r["scope"] != "user"], asked)
-        if "end" in asked and len(rows) == TIMELINE_LOOKS_AT and len(said) < len(asked):
+        said = start_and_end(rows, asked)
+        if "end" in asked and len(rows) >= TIMELINE_LOOKS_AT and len(said) < len(asked):
             # An incident longer than that recovered after its first messages: the newest ones
             # hold it.
-            newest = await note_store.incident_statements(
-                self._db, requester, incident.id, kinds=EVERY_KIND, limit=TIMELINE_LOOKS_AT
+            newest = await self._shared_statements(
+                requester, incident.id, kinds=EVERY_KIND, limit=TIMELINE_LOOKS_AT
             )
-            shared = [r for r in reversed(newest) if r["scope"] != "user"]
-            said += [r for r in start_and_end(shared, ("end",)) if r not in said]
+            said += [r for r in start_and_end(newest[::-1], ("end",)) if r not in said]
         return _leading(await self._as_items(requester, said), items) if said else items
 
     async def _with_impact_here(
@@ -928,10 +920,10 @@ class Recall:
             return items
         if items and items[0].incident_id == incident.id and says_impact(items[0].text):
             return items  # search already led with this incident's impact
-        rows = await note_store.incident_statements(
-            self._db, requester, incident.id, kinds=EVERY_KIND, limit=TIMELINE_LOOKS_AT
+        rows = await self._shared_statements(
+            requester, incident.id, kinds=EVERY_KIND, limit=TIMELINE_LOOKS_AT
         )
-        said = newest_impact([r for r in rows if r["scope"] != "user"])
+        said = newest_impact(rows)
         return _leading(await self._as_items(requester, [said]), items) if said else items
 
     async def _with_item_elsewhere(
@@ -1033,10 +1025,9 @@ class Recall:
 
     async def _owed_in(self, requester: Requester, incident_id: str) -> list[Row]:
         """The open action items of one incident that name the asker as owner, newest first."""
-        rows = await note_store.incident_statements(
-            self._db, requester, incident_id, kinds=("action", "correction"), limit=200
+        shared = await self._shared_statements(
+            requester, incident_id, kinds=("action", "correction"), limit=200
         )
-        shared = [r for r in rows if r["scope"] != "user"]
         # An item handed over by its key ("I'll hand AI-1 over to @joe") is the newest
         # handover's taker's, whoever the item first named (rows are newest first).
         taken: dict[str, bool] = {}
@@ -1058,10 +1049,8 @@ class Recall:
 
     async def _done_keys(self, requester: Requester, incident_id: str) -> set[str]:
         """The item keys the incident's messages say are done ("AI-2 done, added to the wiki")."""
-        said = await note_store.incident_statements(
-            self._db, requester, incident_id, kinds=DONE_KINDS, limit=200
-        )
-        return {k for r in said if r["scope"] != "user" for k in done_keys(str(r["text"]))}
+        said = await self._shared_statements(requester, incident_id, kinds=DONE_KINDS, limit=200)
+        return {k for r in said for k in done_keys(str(r["text"]))}
 
     async def _still_open(
         self, requester: Requester, incident_id: str, rows: list[Row]
@@ -1464,13 +1453,13 @@ class Recall:
         )
         if not past or not topic:
             return [], past
-        rows = await note_store.incident_statements(
-            self._db, requester, past[0].incident.id, kinds=EVERY_KIND, limit=TIMELINE_LOOKS_AT
+        rows = await self._shared_statements(
+            requester, past[0].incident.id, kinds=EVERY_KIND, limit=TIMELINE_LOOKS_AT
         )
         scored = [
             (len(said_of(topic, str(r["text"]))), r)
             for r in rows
-            if r["scope"] != "user" and not only_asks(query, str(r["text"]))
+            if not only_asks(query, str(r["text"]))
         ]
         best = max((n for n, _ in scored), default=0)
         if 2 * best < len(topic):
@@ -1587,10 +1576,21 @@ class Recall:
             return stated.text
         return None
 
-    async def _shared_statements(self, requester: Requester, incident_id: str) -> list[Row]:
-        """The incident's statements, newest first, without personal rows (others read them;
-        the store leaves them out too)."""
-        rows = await note_store.incident_statements(self._db, requester, incident_id)
+    async def _shared_statements(
+        self,
+        requester: Requester,
+        incident_id: str,
+        *,
+        kinds: tuple[str, ...] = note_store.HEADLINE_KINDS,
+        limit: int = 40,
+        oldest_first: bool = False,
+    ) -> list[Row]:
+        """The incident's statements of `kinds`, newest first (`oldest_first`: its first ones),
+        without personal rows, whatever the store returned (others read them; the store leaves
+        them out too)."""
+        rows = await note_store.incident_statements(
+            self._db, requester, incident_id, kinds=kinds, limit=limit, oldest_first=oldest_first
+        )
         return [r for r in rows if r["scope"] != "user"]
 
     async def said_in(self, requester: Requester, channel_id: str, ts: str) -> str | None:
