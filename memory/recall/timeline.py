@@ -60,6 +60,10 @@ _TIMELINE = re.compile(
     r"(?:\s+(?:so\s+far|here|please|pls))?\W*$",
     re.I,
 )
+#: "When was it over?": the end, said with a word no topic keeps (not "over the limit").
+_OVER = re.compile(
+    r"\b(?:it|all|that|this|outage|incident)\s+(?:was\s+|is\s+)?over\b(?!\s+\w)", re.I
+)
 #: A question about when it will be fixed asks for an estimate nobody has said yet.
 _FUTURE = re.compile(r"\b(?:will|going to|gonna|eta|expected?|expecting|by when)\b", re.I)
 
@@ -75,12 +79,13 @@ def asks_when(question: str) -> tuple[End, ...]:
     if _FUTURE.search(question):
         return ()
     topic = topic_words(question_topic(question)) - OUTAGE_WORDS
-    if not topic or topic - (_START | _END):
+    over = _OVER.search(question) is not None
+    if (not topic and not over) or topic - (_START | _END):
         return ()
     asked: list[End] = []
     if topic & _START:
         asked.append("start")
-    if topic & _END:
+    if topic & _END or over:
         asked.append("end")
     return tuple(asked)
 

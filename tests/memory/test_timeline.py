@@ -44,6 +44,10 @@ DAY = [
         ("timeline for the migration?", ()),  # another thing's
         ("ETA for the fix?", ()),
         ("what was the root cause?", ()),
+        ("when did it start and when was it over?", ("start", "end")),  # "over" is no topic
+        ("when was it all over", ("end",)),
+        ("when did we go over the limit?", ()),  # another thing's
+        ("when will it be over?", ()),
     ],
 )
 def test_which_end_of_the_incident_a_question_asks_the_time_of(
