@@ -43,6 +43,9 @@ _ITEM_KEY = re.compile(
     re.I,
 )
 SIGNATURE_CHARS = 120
+#: Where one item signed in parentheses ends and the next begins ("… worker (sam), alert …",
+#: "… (felix)\n• add …"): the split keeps each item's signature.
+_SIGNED_ITEM_END = re.compile(r"(?<=\))[ \t]*+(?:[,;]|\band\b|\n)[ \t\n]*+", re.I)
 #: An item signed with its owner in parentheses as it ends ("… in chef (cy)", "(owner: cy)").
 _SIGNED_IN_PARENS = re.compile(r"\( ?(?:owner ?[:=]? ?|@)?([\w.-]++) ?\)\W*+$", re.I)
 
@@ -63,6 +66,15 @@ def owned_by(text: str, author: str, name: str, *, done: AbstractSet[str] = froz
             for key, a, b in zip(keys, starts, ends, strict=True)
             if key.group("key").lower() not in done  # the item's own key, not one it mentions
         )
+    signed = [
+        item
+        for item in _SIGNED_ITEM_END.split(text)
+        if _SIGNED_IN_PARENS.search(" ".join(item.split()).rstrip(" ,;"))
+    ]
+    if len(signed) > 1:
+        # "follow-ups: move PDF rendering out (sam), alert on rebalances (felix), …": items
+        # without keys, each signed by its owner, read one at a time.
+        return any(_owns_item(item, author, name) for item in signed)
     return _owns_item(text, author, name)
 
 

@@ -185,3 +185,23 @@ def test_an_item_that_mentions_a_done_one_is_still_owed() -> None:
     said = "AI-1 revert heap (bo), AI-2 verify AI-1 in staging (kim)"
     assert owned_by(said, "ana", "kim", done={"ai-1"})
     assert not owned_by(said, "ana", "bo", done={"ai-1"})
+
+
+@pytest.mark.parametrize(
+    "listed",
+    [
+        "follow-ups: move PDF rendering out (sam), alert on rebalance rate (felix), add a check (noor)",
+        "follow-ups:\n• move PDF rendering out (sam)\n• alert on rebalance rate (felix)",
+        "move PDF rendering out (sam); alert on rebalance rate (felix)",
+    ],
+)
+def test_items_without_keys_each_signed_by_their_owner_are_read_one_at_a_time(
+    listed: str,
+) -> None:
+    assert owned_by(listed, "noor", "sam") and owned_by(listed, "noor", "felix")
+    assert not owned_by(listed, "noor", "dana")
+
+
+def test_a_parenthesis_inside_one_item_splits_nothing() -> None:
+    said = "bump the pool (see PR 12), then restart order-confirm (sam)"
+    assert owned_by(said, "noor", "sam")
