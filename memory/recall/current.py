@@ -52,7 +52,10 @@ _TOKEN = re.compile(r"[a-z0-9]+(?:\.[0-9]+)*")
 # not the limit, and "80% of maxclients" gives maxclients no value.
 _LINK_TEXT = (
     "is are be to at of from back now still down up set stays remains goes went "
-    "becomes became raised lowered bumped reduced increased changed moved"
+    "becomes became raised lowered bumped reduced increased changed moved "
+    # a reading in chat: "lag draining ~40k/min", "queue sitting around 12k"
+    "draining dropping falling climbing rising growing sitting hovering holding peaked peaking "
+    "around about roughly approx"
 )
 _LINKS = frozenset(_LINK_TEXT.split())
 #: How many linking words may stand between a subject word and its value.
@@ -192,6 +195,7 @@ _READING = re.compile(
     r"|\b(?:p\d\d|latency|lag)\s++(?:is\s++|at\s++)?~?\d[\d.,]*+ ?(?:s|sec|seconds|k)\b"
     r"|(?<![\w.,])\d++ (?:replicas?|pods?|nodes?|instances?|brokers?|shards?|targets?|hosts?"
     r"|workers?|errors?|5xxs?|4xxs?|requests? (?:fail|failing|failed|erroring))\b"
+    r"|(?<![\w.,])\d[\d.,]*+ ?[km]? (?:(?:msgs?|messages|events|records) )?behind\b"
     r"|(?<![\w.,/])\d++/\d++ (?:\w+ )?(?:healthy|unhealthy|up|down|ready|failing|targets?|pods?"
     r"|nodes?|replicas?)\b",
     re.I,

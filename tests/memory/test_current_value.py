@@ -86,6 +86,9 @@ def test_the_subject_leaves_out_words_that_only_ask_how_it_is_set() -> None:
             "what pool size is billing_db running with now?",
             "billing_batch user deployed and billing_db default_pool_size is back to 120",
         ),
+        # A reading in chat: the subject, how it moves, the number.
+        ("whats the lag now", "lag draining ~40k/min, 700k behind now"),
+        ("queue depth now?", "queue depth sitting around 12k"),
     ],
 )
 def test_statements_that_give_the_subject_a_value(question: str, text: str) -> None:
@@ -99,6 +102,7 @@ def test_statements_that_give_the_subject_a_value(question: str, text: str) -> N
         "scratch the maxclients bump, it just hides the leak",  # no number at all
         "maxclients alert fired 3 times",  # "alert" is no linking word: the count is not it
         "the pool limit for 5m windows",  # the other subject word only
+        "maxclients climbing since 08:00",  # "since" ends the reach: a time, not its value
     ],
 )
 def test_statements_that_give_it_no_value(text: str) -> None:
