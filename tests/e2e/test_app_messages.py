@@ -80,7 +80,14 @@ async def test_an_apps_post_is_plain_talk_whatever_its_words_say(
     resolved = [{**ALERT[0], "title": "[RESOLVED] CPUThrottlingHigh checkout/api"}]
     await driver.edit(INCIDENT, root.ts, "", attachments=resolved)
     await stored_once(bot, lambda t: "[RESOLVED]" in " ".join(t))
-    rows = await bot.deps.db.fetchall("SELECT kind, author_name FROM memory_notes")
+    # The note is replaced after the thread message is (its own write): wait for it as well.
+    deadline = time.monotonic() + 10.0
+    query = "SELECT kind, author_name, text FROM memory_notes"
+    rows = await bot.deps.db.fetchall(query)
+    while not any("[RESOLVED]" in str(r["text"]) for r in rows):
+        assert time.monotonic() < deadline, f"the note was never updated: {rows}"
+        await asyncio.sleep(0.02)
+        rows = await bot.deps.db.fetchall(query)
     assert [(r["kind"], r["author_name"]) for r in rows] == [("note", "PagerDuty (app)")]
 
 
