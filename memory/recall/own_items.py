@@ -69,7 +69,7 @@ def owned_by(text: str, author: str, name: str, *, done: AbstractSet[str] = froz
     signed = [
         item
         for item in _SIGNED_ITEM_END.split(text)
-        if _SIGNED_IN_PARENS.search(" ".join(item.split()).rstrip(" ,;"))
+        if _SIGNED_IN_PARENS.search(" ".join(item[-SIGNATURE_CHARS:].split()).rstrip(" ,;"))
     ]
     if len(signed) > 1:
         # "follow-ups: move PDF rendering out (sam), alert on rebalances (felix), …": items
