@@ -27,8 +27,8 @@ from memory.episodes.statements import (
     strip_label,
     without_correction_cue,
 )
-from memory.recall.answer_type import says_how_long, wanted
-from memory.recall.current import asks_current_state
+from memory.recall.answer_type import holds, says_how_long, wanted
+from memory.recall.current import asks_current_state, asks_current_value, subject_of
 from memory.recall.earlier import (
     OUTAGE_WORDS,
     asked_kinds,
@@ -359,6 +359,17 @@ class Answering:
         ]
 
     async def _runbooks(self, q: Question, opening: str | None, *, vague: bool) -> list[Source]:
+        """`_runbook_sources`; for a question that asks for a link, only the sections that give
+        one ("link to the lag dashboard?" is not answered by the backlog runbook's symptoms),
+        unless the link asked for is a runbook's ("link to the queue backlog runbook?")."""
+        found = await self._runbook_sources(q, opening, vague=vague)
+        if wanted(q.text) != "link" or _NAMES_A_RUNBOOK.search(q.text):
+            return found
+        return [s for s in found if holds("link", s.text, ())]
+
+    async def _runbook_sources(
+        self, q: Question, opening: str | None, *, vague: bool
+    ) -> list[Source]:
         """A runbook the question names (slug or alert name) directly; else the search's top
         runbook, its sections in the order the question asks, and close runbooks as see-also.
         An unavailable embedder needs nothing here: the search itself falls back to keyword.
@@ -374,6 +385,7 @@ class Answering:
         if (
             self._knowledge is None
             or asks_current_state(q.text)
+            or _asks_a_reading(q.text)
             or asks_own_items(q.text)
             or asks_when(q.text)  # when it began and recovered is in what the team said
         ):
@@ -449,6 +461,20 @@ _ABOUT_ME = re.compile(
     r"|\bremind me what i (?:told|asked) you to remember\b",
     re.I,
 )
+
+
+#: A question that asks for a runbook's own link.
+_NAMES_A_RUNBOOK = re.compile(r"\b(?:runbooks?|playbooks?|procedures?|sops?|wiki)\b", re.I)
+
+
+def _asks_a_reading(question: str) -> bool:
+    """ "Whats the lag now?", "what is maxclients set to now?": how a named thing reads now, in
+    what the team said; "what do we do now?" asks for a fix, which a runbook may hold."""
+    return (
+        asks_current_value(question)
+        and bool(subject_of(question))
+        and question_intent(question) is None
+    )
 
 
 #: Kinds of statement no runbook holds: who owns or does something, where an incident stands.

@@ -15,7 +15,9 @@ import re
 from collections.abc import Iterable
 from typing import Literal
 
-AnswerType = Literal["person", "duration", "time", "quantity", "reason", "verbatim"]
+from memory.text import LINK_QUESTION
+
+AnswerType = Literal["person", "link", "duration", "time", "quantity", "reason", "verbatim"]
 
 #: A past verb within the rest of the clause ("until it was fixed", "before we noticed").
 _PAST_AFTER = (
@@ -28,6 +30,8 @@ _WANTS: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
         "person",
         re.compile(r"^\s*(?:and\s+)?(?:who|whom|whose)\b|\bwho (?:is|was|owns|did)\b", re.I),
     ),
+    # "link to the lag dashboard?", "what's the bridge link?": a message with an address in it.
+    ("link", LINK_QUESTION),
     # "How long were writes down?": a span ("about 9 min", "10:13-10:22", "took 1:30"), or the
     # two clock times it is read from ("paged at 02:09" after "started at 01:55").
     # "How long until the cert expires?" / "how long ago …?" ask when, not for how long; "how
@@ -99,6 +103,7 @@ _SPAN_IN_UNITS = re.compile(
     _SPAN.pattern.replace("|m|h)", "|h)", 1) + r"|(?<![\d.])\d{1,2}(?-i:m)\b", re.I
 )
 _NUMBER = re.compile(r"\d")
+_LINK = re.compile(r"\bhttps?://\S|\bwww\.\w", re.I)
 # Discourse markers of an explanation: cause ("because", "due to", "->"), consequence ("so",
 # "which means") and the contrast or negation an explanation of a failure turns on ("but",
 # "not", "instead", "only").
@@ -116,9 +121,20 @@ _VERBATIM = re.compile(
 _FIRST_PERSON = re.compile(r"\b(?:i'?ll|i will|i'?m (?:taking|on)|mine|i can take|i own)\b", re.I)
 
 
+#: "any packet loss on the link?", "what's wrong with the link?": a network link, no address.
+_NETWORK_LINK = re.compile(
+    r"\b(?:on|over|across|through|of|with)\s+the\s+(?:[\w-]+\s+)?link\b"
+    r"|\b(?:packet|loss|latency|jitter|bandwidth|throughput|mtu|flapping|flaps|saturat\w*"
+    r"|utili[sz]\w*|wrong|causing|broken|health\w*)\b",
+    re.I,
+)
+
+
 def wanted(question: str) -> AnswerType | None:
     """The answer type a question asks for, if its wording says."""
     for kind, pattern in _WANTS:
+        if kind == "link" and _NETWORK_LINK.search(question):
+            continue
         if pattern.search(question):
             return kind
     return None
@@ -160,6 +176,8 @@ def holds(kind: AnswerType, text: str, people: Iterable[str]) -> bool:
         return bool(_NUMBER.search(text))
     if kind == "reason":
         return bool(_REASON.search(text))
+    if kind == "link":
+        return bool(_LINK.search(text))
     if kind == "verbatim":
         return bool(_VERBATIM.search(text))
     if _FIRST_PERSON.search(text):

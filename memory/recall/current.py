@@ -54,10 +54,12 @@ _LINK_TEXT = (
     "is are be to at of from back now still down up set stays remains goes went "
     "becomes became raised lowered bumped reduced increased changed moved "
     # a reading in chat: "lag draining ~40k/min", "queue sitting around 12k"
-    "draining dropping falling climbing rising growing sitting hovering holding peaked peaking "
+    "draining dropping falling climbing rising growing sitting hovering holding "
     "around about roughly approx"
 )
 _LINKS = frozenset(_LINK_TEXT.split())
+#: Where a clause ends: a value past it is another thing's (a decimal comma has a digit after).
+_CLAUSE_END = re.compile(r"[;]|,(?!\d)")
 #: How many linking words may stand between a subject word and its value.
 VALUE_REACH = 4
 
@@ -84,6 +86,9 @@ _ASKS_STATE = re.compile(
     + r"|^\W*(?:[\w.-]+\s+){1,3}(?:gone|fixed|resolved|back|recovered|cleared|drained|stopped"
     r"|still)\s*\?+\W*$"
     r"|^\W*still\s+(?:seeing|getting|having|failing|erroring|down)\b"
+    # "any packet loss now?", "any 5xx on the edge still?"
+    r"|^\W*any\s+(?!(?:news|ideas?|updates?|eta|progress|luck|thoughts?|word|plans?)\b)"
+    r"(?:[\w.-]+\s+){1,5}?(?:now|still|anymore|atm|rn)\s*\?+\W*$"
     # "is pgbouncer in transaction mode now?", "are the replicas on v7.2.4 yet?": how a thing
     # stands now, whatever it is said to be
     # ("is there a fix yet?", "is it worth restarting now?" ask for a thing or leave, not a state)
@@ -161,16 +166,22 @@ def gives_value(text: str, subject: set[str], *, known: AbstractSet[str] = froze
     "redis memory limit" no value; "maxclients was 10000" is a past one."""
     if not subject:
         return False
-    tokens = _TOKEN.findall(text.lower())
-    stems_ = [stem(t) for t in tokens]
-    named = subject & set(stems_)
+    lowered = text.lower()
+    named = subject & {stem(t) for t in _TOKEN.findall(lowered)}
     if not named or not (subject - known) <= named:
         return False
     links = _LINKS | subject | _STATE_WORDS  # "pool_size 20": the setting's name goes on
-    return any(
-        word in named and _value_after(tokens, stems_, at + 1, links)
-        for at, word in enumerate(stems_)
-    )
+    # A value is said in the clause that names it: "error rate dropping, 5 pods restarted"
+    # gives the error rate no value.
+    for clause in _CLAUSE_END.split(lowered):
+        tokens = _TOKEN.findall(clause)
+        stems_ = [stem(t) for t in tokens]
+        if any(
+            word in named and _value_after(tokens, stems_, at + 1, links)
+            for at, word in enumerate(stems_)
+        ):
+            return True
+    return False
 
 
 def _value_after(tokens: list[str], stems_: list[str], start: int, links: frozenset[str]) -> bool:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from memory.recall.clauses import clauses
 from memory.text import stems
 
 #: "What can I tell customers?", "what do we tell support?": where the incident stands, in the
@@ -170,9 +171,27 @@ def asked_kinds(question: str) -> tuple[str, ...]:
     return found or (("status",) if asks_what_to_tell(question) else ())
 
 
+#: What customers or execs ask of an incident: whether they are hit ("are orders lost?",
+#: "were cards charged twice?", "is checkout back?").
+_THEY_ASK = re.compile(
+    r"^\W*(?:are|is|was|were|did|do|does|has|have|will|can)\b[^?]{0,80}?"
+    r"\b(?:lost|losing|affected|impacted|charged|delayed|down|safe|missing|dropped|duplicated"
+    r"|broken|working|back|up|fixed|resolved)\b",
+    re.I,
+)
+
+
 def asks_what_to_tell(question: str) -> bool:
     """Whether the question asks what to tell customers, support or execs about the incident,
     naming nothing else ("what do we tell leadership about Q3 hiring?" is about hiring)."""
+    parts = clauses(question)
+    if len(parts) > 1:
+        # "what should I tell customers? are orders lost?": the other question is what they
+        # will ask, and the incident's status answers both; "… how do I roll back?" is not.
+        telling = [part for part in parts if asks_what_to_tell(part)]
+        return bool(telling) and all(
+            _THEY_ASK.match(part) is not None for part in parts if part not in telling
+        )
     told = _TELLS_OTHERS.search(question)
     if told is None:
         return False

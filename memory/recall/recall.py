@@ -47,9 +47,11 @@ from memory.recall.earlier import (
     about_an_earlier_incident,
     asked_kinds,
     asks_what_happened,
+    asks_what_to_tell,
     topic_words,
     without_pointer_back,
 )
+from memory.recall.explanations import explains_in_chat, explanation_of, states
 from memory.recall.floor import FLOORS, Features, FloorConfig, coverage, said_of
 from memory.recall.impact import asks_impact, newest_impact, says_impact
 from memory.recall.keyword import KeywordConfig, keyword_candidates
@@ -73,7 +75,6 @@ from memory.store.vectors import VectorTable
 from memory.store.visibility import public_channels
 from memory.subjects import is_app_subject
 from memory.text import (
-    LINK_QUESTION,
     Mode,
     expand_identifiers,
     item_references,
@@ -139,7 +140,7 @@ class RecallConfig:
     here_boost: float = 1.5  # for notes of the channel the question is asked in
     supersede: SupersedeConfig = field(default_factory=SupersedeConfig)
     answer_types: frozenset[str] = frozenset(
-        {"person", "duration", "time", "quantity", "reason", "verbatim"}
+        {"person", "link", "duration", "time", "quantity", "reason", "verbatim"}
     )  # boosted
     answer_type_boost: float = 2.5  # for notes holding the kind of answer asked for (1.0: off)
     correction_top: int = 5  # best items whose later corrections are pulled in beside them
@@ -419,6 +420,15 @@ class Recall:
                 if probabilities[i] >= floor.floor and says_a_span(it.text)
             ]
             chosen += spans[:1]
+        if wanted(query) == "link" and not any(holds("link", ranked[i].text, ()) for i in chosen):
+            # "link to the lag dashboard?": the message that gives an address for what is named
+            # answers it, however few of the question's words it says besides.
+            links = [
+                i
+                for i, it in enumerate(ranked)
+                if reads[i].coverage > 0 and holds("link", it.text, ())
+            ]
+            chosen += links[:1]
         parts = clauses(query)
         # A question that asks two things: each part may add the item that best answers it,
         # from the incident (channel) the answer leads with.
@@ -442,6 +452,8 @@ class Recall:
         ]
         if wanted(query) == "duration":  # the item that says how long leads the kept ones
             kept.sort(key=lambda it: not says_a_span(it.text))
+        elif wanted(query) == "link":
+            kept.sort(key=lambda it: not holds("link", it.text, ()))
         elif wanted(query) == "reason":
             kept = explanations_first(kept)
         kept = await self._with_what_they_correct(requester, kept, ranked)
@@ -455,6 +467,7 @@ class Recall:
         items = await self._with_how_long_here(requester, query, items)
         items = await self._with_when_here(requester, query, items)
         items = await self._with_impact_here(requester, query, items)
+        items = await self._with_explanation_here(requester, query, items)
         items = await self._with_item_elsewhere(requester, query, items, ranked)
         items = await self._with_said_time(requester, query, items, ranked)
         return await self._with_follow_through(requester, items)
@@ -642,11 +655,14 @@ class Recall:
         for channel in dict.fromkeys(
             c for c in (requester.channel_id, lead.channel_id if lead else None) if c
         ):
-            # A lead that says what is to be done says nothing of how it stands: any report
-            # may replace it; a lead that reports, only a later one of its channel.
+            # A lead that says what is to be done, or why it broke, says nothing of how it
+            # stands: any report may replace it; a lead that reports, only a later one.
             after = (
                 lead.id
-                if lead is not None and lead.channel_id == channel and lead.kind not in _TO_BE_DONE
+                if lead is not None
+                and lead.channel_id == channel
+                and lead.kind not in _TO_BE_DONE
+                and lead.kind != "root_cause"
                 else 0
             )
             rows = [
@@ -657,18 +673,21 @@ class Recall:
             incident = next((str(r["incident_id"]) for r in rows if r["incident_id"]), None)
             # What the incident's title says goes unsaid in its channel.
             known = await self._title_words(requester, incident)
+            on_it = [
+                r
+                for r in rows
+                if r["kind"] not in _TO_BE_DONE
+                and (
+                    _says_how_it_stands(r)
+                    if outage_only
+                    else names_subject(str(r["text"]), subject, known=known)
+                )
+            ]
+            # The newest that gives a reading or a state ("loss 0% now") says how it stands; a
+            # later root cause that names the link ("… stayed on the lossy link") does not.
             newest = next(
-                (
-                    r
-                    for r in rows
-                    if r["kind"] not in _TO_BE_DONE
-                    and (
-                        _says_how_it_stands(r)
-                        if outage_only
-                        else names_subject(str(r["text"]), subject, known=known)
-                    )
-                ),
-                None,
+                (r for r in on_it if reports_a_reading(str(r["text"]))),
+                on_it[0] if on_it else None,
             )
             if newest is None:
                 continue
@@ -684,6 +703,7 @@ class Recall:
                 if lead is not None
                 and lead.kind in _TO_BE_DONE
                 and lead.channel_id == channel
+                and lead.id > int(newest["id"])  # a plan the newest report came after is past
                 and names_subject(lead.text, subject, known=known)
                 and not _all_done(item_references(lead.text, any_case=True), done)
                 else None
@@ -853,8 +873,9 @@ class Recall:
         kinds = asked_kinds(query)
         if not kinds or about_an_earlier_incident(query):
             return items
-        # "Why was it slow?": the outage itself, which the incident is, names nothing more.
-        topic = topic_words(query) - OUTAGE_WORDS
+        # "Why was it slow?": the outage itself, which the incident is, names nothing more;
+        # "what should I tell customers? are orders lost?" asks where this incident stands.
+        topic = set() if asks_what_to_tell(query) else topic_words(query) - OUTAGE_WORDS
         if items and topic and any(i.kind in kinds for i in items):
             return items
         said = await self._this_incidents(
@@ -907,6 +928,33 @@ class Recall:
             )
             said += [r for r in start_and_end(newest[::-1], ("end",)) if r not in said]
         return _leading(await self._as_items(requester, said), items) if said else items
+
+    async def _with_explanation_here(
+        self, requester: Requester, query: str, items: list[RecallItem]
+    ) -> list[RecallItem]:
+        """ "Why did the consumers keep rebalancing?" asked in an incident's channel, when
+        nothing kept explains anything: the message that explains the report of what is asked,
+        as the incident's messages say it in order (`explanations`), that report under it,
+        leads."""
+        if wanted(query) != "reason" or about_an_earlier_incident(query):
+            return items
+        topic = topic_words(query) - OUTAGE_WORDS
+        if any(
+            it.kind == "root_cause"
+            or explains_in_chat(it.text)
+            # "why didn't we roll back?": the decision "… rather than rolling back" answers
+            or (it.kind in STATEMENT_KINDS and states(topic, it.text))
+            for it in items
+        ):
+            return items  # what was kept already says why
+        incident = await self._incident_asked_in(requester)
+        if incident is None:
+            return items
+        rows = await self._shared_statements(
+            requester, incident.id, kinds=EVERY_KIND, limit=TIMELINE_LOOKS_AT, oldest_first=True
+        )
+        found = explanation_of(rows, topic)
+        return _leading(await self._as_items(requester, found), items) if found else items
 
     async def _with_impact_here(
         self, requester: Requester, query: str, items: list[RecallItem]
@@ -1730,7 +1778,7 @@ def explanations_first(items: list[RecallItem]) -> list[RecallItem]:
 def asks_for_a_link(question: str) -> bool:
     """Whether the question asks for a link ("what's the bridge link?"), which the thread's
     opening often holds ("I'm IC, bridge: https://…"): the opening may answer it."""
-    return LINK_QUESTION.search(question) is not None
+    return wanted(question) == "link"
 
 
 def only_asks(question: str, text: str) -> bool:

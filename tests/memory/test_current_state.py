@@ -30,6 +30,7 @@ RESOLVED = "status: resolved 10:31."
         "lag gone?",  # chat drops the verb
         "still seeing 502s?",
         "any 502s still?",
+        "any packet loss on the link now?",
         "is grafana down?",
         "is pgbouncer in transaction mode now?",  # how it stands now, whatever it is said to be
         "are the replicas on v7.2.4 yet?",
@@ -56,6 +57,8 @@ def test_questions_that_ask_whether_a_thing_still_holds(question: str) -> None:
         "is there a fix yet?",
         "is it worth restarting the pods now?",  # leave to act
         "is it time to page the db team now?",
+        "any news now?",  # chat, not a thing that holds
+        "any update now?",
     ],
 )
 def test_questions_that_ask_no_current_state(question: str) -> None:
@@ -127,6 +130,42 @@ async def test_a_change_said_to_be_done_is_no_longer_pending(db, redactor, embed
     recall = await _channel(db, redactor, embedder, lines, title="checkout pg conns")
     items = await recall.relevant(ASKER, "is pgbouncer in transaction mode now?")
     assert [i.text for i in items[:2]] == [report, status], [i.text for i in items]
+
+
+async def test_a_plan_the_newest_report_came_after_is_no_longer_pending(
+    db, redactor, embedder
+) -> None:
+    """The decision to drain the primary link came before "loss 0% now": what it planned is
+    what the report reads, and the status said after the report follows it."""
+    plan = "decision: drain the primary link, shift traffic to the backup link via BGP"
+    report = "done, local-pref 200 on backup applied 13:22. loss 0% now"
+    status = "status: mitigated, replicas catching up"
+    lines = [
+        ("seeing 4-6% packet loss on the fra1-ams1 link since 12:48", "note"),
+        (plan, "decision"),
+        (report, "note"),
+        (status, "status"),
+    ]
+    recall = await _channel(db, redactor, embedder, lines, title="packet loss fra1 ams1")
+    items = await recall.relevant(ASKER, "any packet loss on the link now?")
+    assert [i.text for i in items[:2]] == [report, status], [i.text for i in items]
+
+
+async def test_the_newest_reading_leads_over_a_later_line_that_only_names_the_subject(
+    db, redactor, embedder
+) -> None:
+    """A root cause said later names the link ("… stayed on the lossy link") and reads
+    nothing of it: the newest reading says how it stands."""
+    report = "loss 0% now on the backup link"
+    cause = "root cause: fiber cut; traffic stayed on the lossy link for 30 min"
+    lines = [
+        ("seeing 4-6% packet loss on the fra1-ams1 link since 12:48", "note"),
+        (report, "note"),
+        (cause, "root_cause"),
+    ]
+    recall = await _channel(db, redactor, embedder, lines, title="packet loss fra1 ams1")
+    items = await recall.relevant(ASKER, "any packet loss on the link now?")
+    assert items and items[0].text == report, [i.text for i in items]
 
 
 async def test_without_the_state_question_the_first_report_may_lead(db, redactor, embedder) -> None:
@@ -284,6 +323,8 @@ async def test_last_time_read_for_what_it_names_never_gives_a_personal_note(
         ("thanks all, brb 30s", False),
         ("retro moved to 12/5", False),  # a date
         ("I have 2 requests for the retro", False),
+        ("lag draining ~40k/min, 700k behind now", True),  # how far behind a consumer is
+        ("our fork is 3 commits behind main", False),
     ],
 )
 def test_a_reading_of_the_service_is_what_are_we_still_degraded_is_answered_by(

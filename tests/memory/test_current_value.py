@@ -118,6 +118,9 @@ def test_statements_that_give_it_no_value(text: str) -> None:
         ("what pool size is billing_db running with now?", "billing_db at 95% cpu"),
         # A value it had before
         ("what's maxclients set to now?", "for the pm: maxclients was 10000 before the bump"),
+        ("whats the lag now", "lag peaked at 2.1M at 08:40"),
+        # A number in the next clause is another thing's
+        ("what's the error rate now?", "error rate dropping, 5 pods restarted"),
     ],
 )
 def test_another_setting_or_a_past_value_is_no_value_of_the_subject(

@@ -199,6 +199,12 @@ def test_a_negated_past_helper_asks_what_happened_a_negated_present_perfect_does
         ("what can we say to customers about the pricing change?", False),
         ("how do I tell customers about planned maintenance?", False),  # how to, not where we are
         ("can I restart the pod?", False),
+        # The customers' own question asked after it: the incident's status answers both.
+        ("what should I tell customers? are orders lost?", True),
+        ("what do I tell support? were cards charged twice?", True),
+        # Another question asked beside it is its own
+        ("what should I tell customers? how do I roll back a deployment?", False),
+        ("what do I tell the exec? is the Q3 hiring budget approved?", False),
     ],
 )
 def test_what_to_tell_customers_asks_where_the_incident_stands(question: str, asked: bool) -> None:

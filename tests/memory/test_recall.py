@@ -913,3 +913,51 @@ def test_a_report_read_whole_counts_a_percentile_but_not_a_severity_or_a_host() 
     hits = [said(1, "orders p99 at 2.4s"), said(2, "cache hit ratio dropped to 61%")]
     report = "catalog p99 jumped to 3s, cache hit ratio fell"
     assert "inc-7" in _incidents_read_whole(report, hits, {}, asker, floors)
+
+
+def test_a_link_question_asks_for_a_message_with_an_address() -> None:
+    assert wanted("link to the lag dashboard?") == "link"
+    assert wanted("what's the bridge link?") == "link"
+    assert wanted("who posted the link?") == "person"
+    for network in ("any packet loss on the link?", "what's wrong with the link?",
+                    "what is the status of the private link?", "whats the latency on the link"):  # fmt: skip
+        assert wanted(network) != "link", network
+    assert holds("link", "on it. grafana: https://grafana.example.com/d/kafka-lag", [])
+    assert not holds("link", "lag draining ~40k/min, 700k behind now", [])
+
+
+async def test_a_link_question_is_answered_by_the_message_that_gives_the_address(
+    db, redactor, embedder
+) -> None:
+    """The report names the lag far more often than the message with the dashboard's address,
+    which says only "grafana" and the URL: the address is what was asked for."""
+    from tests.memory.contexts import incident_channel
+
+    recall = await incident_channel(
+        db,
+        redactor,
+        embedder,
+        [
+            (
+                "order-events consumer lag climbing since ~08:00, 1.2M behind, lag alert firing",
+                "note",
+            ),
+            (
+                "on it. grafana: https://grafana.example.com/d/kafka-lag?var-group=order-confirm",
+                "note",
+            ),
+            ("consumers rebalancing every ~40s, lag still growing", "note"),
+            ("lag draining ~40k/min, 700k behind now", "note"),
+        ],
+        title="orders consumer lag",
+    )
+    asker = Requester.full_member("T1/U9", "T1", channel_id="C1")
+    ranked = await recall.recall(asker, "link to the lag dashboard?")  # the answer type's boost
+    assert "https://grafana.example.com" in ranked[0].text, [r.text for r in ranked]
+    found = await recall.relevant(asker, "link to the lag dashboard?")
+    assert found and "https://grafana.example.com" in found[0].text, [f.text for f in found]
+    # Without the ranking's boost for the answer type, the answer still leads: the floor keeps
+    # the message with the address whatever its words put it behind.
+    plain = Recall(db, embedder, RecallConfig(answer_type_boost=1.0))
+    found = await plain.relevant(asker, "link to the lag dashboard?")
+    assert found and "https://grafana.example.com" in found[0].text, [f.text for f in found]

@@ -34,3 +34,21 @@ def test_impact_and_owner_readers_stay_linear_on_pasted_blobs() -> None:
     assert _took(reports_a_reading, "1," * 20_000) < BUDGET_S
     assert _took(lambda t: owned_by(t, "ana", "kim"), "(owner" + " " * 40_000 + "x") < BUDGET_S
     assert _took(lambda t: owned_by(t, "ana", "kim"), "(-)" * 13_333 + "x") < BUDGET_S
+
+
+def test_the_link_reading_timeline_and_explanation_readers_stay_linear() -> None:
+    from memory.recall.answer_type import wanted
+    from memory.recall.current import gives_value, reports_a_reading
+    from memory.recall.earlier import asks_what_to_tell
+    from memory.recall.explanations import explains_in_chat
+    from memory.recall.own_items import owned_by
+    from memory.recall.timeline import asks_when
+
+    for blob in ("link " * 10_000, "on the " * 7_000 + "x", "(" * 40_000):
+        assert _took(wanted, blob) < BUDGET_S
+    assert _took(reports_a_reading, "1 " * 20_000 + "behind") < BUDGET_S
+    assert _took(lambda t: gives_value(t, {"lag"}), "lag draining " * 4_000) < BUDGET_S
+    assert _took(asks_when, "when was it " * 4_000 + "over?") < BUDGET_S
+    assert _took(asks_what_to_tell, "what do I tell customers? are " + "x " * 20_000) < BUDGET_S
+    assert _took(explains_in_chat, "so the " * 7_000) < BUDGET_S
+    assert _took(lambda t: owned_by(t, "ana", "kim"), "(a), " * 10_000) < BUDGET_S

@@ -1,0 +1,80 @@
+"""Why something happened, as the team said it before anyone labelled a root cause.
+
+Mid-incident, "why did the consumers keep rebalancing?" is answered in chat, not in a
+"root cause:" line: one person reports the symptom ("consumers are rebalancing every ~40s"),
+and a reply a few messages on explains it ("that'd do it - PDF render takes ~6s per batch … so
+the broker kicks them out"). The explanation rarely repeats the symptom's words, so search
+and the relevance floor miss it; read in the order said, it follows the report it explains.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
+from typing import TYPE_CHECKING
+
+from memory.episodes.statements import asks, without_questions
+from memory.recall.answer_type import explains
+from memory.recall.floor import said_of
+
+if TYPE_CHECKING:
+    from memory.store.db import Row
+
+#: How many messages after a report its explanation may come.
+REACH = 5
+
+#: How chat says why, beside the words an explanation is written in (`answer_type.explains`):
+#: "turns out", "that'd do it", "… so the broker kicks them out" ("so the fix is …" and
+#: "ok so we rolled back" explain nothing).
+_CHAT_CAUSE = re.compile(
+    r"\b(?:turns out|that(?:'?d| would) (?:do|explain) it|that explains"
+    r"|so the (?!fix|plan|question|next|idea|goal|workaround)\w)",
+    re.I,
+)
+
+
+def explains_in_chat(text: str) -> bool:
+    """Whether `text` says why, in the words an explanation is written or chatted in."""
+    return explains(text) or _CHAT_CAUSE.search(text) is not None
+
+
+def _explains(row: Row) -> bool:
+    """A root cause, or a message (no status line, no question) that says why."""
+    if row["kind"] == "root_cause":
+        return True
+    text = str(row["text"])
+    return row["kind"] != "status" and not asks(text) and explains_in_chat(without_questions(text))
+
+
+def states(topic: AbstractSet[str], text: str) -> bool:
+    """Whether `text` states what is asked about: at least half of the `topic` stems, and all
+    of one or two ("why did the lag drain?" is not about a report of the lag alone)."""
+    said = len(said_of(frozenset(topic), without_questions(text)))
+    return said == len(topic) if len(topic) <= 2 else 2 * said >= len(topic)
+
+
+def explanation_of(rows: Sequence[Row], topic: AbstractSet[str]) -> list[Row]:
+    """The report in `rows` (oldest first) that `states` most of the `topic` stems (the
+    earliest of equals) and is explained, with what explains it: itself, the newest root cause
+    labelled after it, or else one of the `REACH` messages after it that says why
+    ([explanation, report]); [] when none is."""
+    if not topic:
+        return []
+    asked = frozenset(topic)
+    said = [len(said_of(asked, without_questions(str(row["text"])))) for row in rows]
+    reports = sorted(
+        (at for at, row in enumerate(rows) if states(asked, str(row["text"]))),
+        key=lambda at: (-said[at], at),
+    )
+    for at in reports:
+        if _explains(rows[at]):
+            return [rows[at]]
+        # A root cause labelled later explains it, however much later (the newest one: it
+        # may correct an earlier); else a reply that explains it soon after.
+        cause = next((r for r in reversed(rows[at + 1 :]) if r["kind"] == "root_cause"), None)
+        if cause is None:
+            cause = next((r for r in rows[at + 1 : at + 1 + REACH] if _explains(r)), None)
+        if cause is not None:
+            return [cause, rows[at]]
+    return []
