@@ -34,6 +34,21 @@ _CHAT_CAUSE = re.compile(
 )
 
 
+#: The contrast or negation a line that rules something out turns on ("… cached at the edge,
+#: not it", "it wasn't the deploy").
+_RULES_OUT = re.compile(
+    r"\b(?:not|never|no longer|instead|but|isn'?t|wasn'?t|aren'?t|weren'?t|doesn'?t|didn'?t"
+    r"|can'?t|cannot|won'?t|ruled out)\b",
+    re.I,
+)
+
+
+def reasons(text: str) -> bool:
+    """Whether `text` explains or rules out: an answer to a why-question once it says what is
+    asked about ("checkout 503s since 10:02" is only the report)."""
+    return explains_in_chat(text) or _RULES_OUT.search(text) is not None
+
+
 def explains_in_chat(text: str) -> bool:
     """Whether `text` says why, in the words an explanation is written or chatted in."""
     return explains(text) or _CHAT_CAUSE.search(text) is not None

@@ -51,7 +51,7 @@ from memory.recall.earlier import (
     topic_words,
     without_pointer_back,
 )
-from memory.recall.explanations import explains_in_chat, explanation_of, states
+from memory.recall.explanations import explains_in_chat, explanation_of, reasons, states
 from memory.recall.floor import FLOORS, Features, FloorConfig, coverage, said_of
 from memory.recall.impact import asks_impact, newest_impact, says_impact
 from memory.recall.keyword import KeywordConfig, keyword_candidates
@@ -942,8 +942,9 @@ class Recall:
         if any(
             it.kind == "root_cause"
             or explains_in_chat(it.text)
-            # "why didn't we roll back?": the decision "… rather than rolling back" answers
-            or (it.kind in STATEMENT_KINDS and states(topic, it.text))
+            # On what is asked, a statement ("why didn't we roll back?": the decision "…
+            # rather than rolling back") or a line that reasons ("… cached at the edge, not it")
+            or (states(topic, it.text) and (it.kind in STATEMENT_KINDS or reasons(it.text)))
             for it in items
         ):
             return items  # what was kept already says why

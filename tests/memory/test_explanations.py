@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from memory.recall.explanations import REACH, explains_in_chat, explanation_of, states
+from memory.recall.explanations import REACH, explains_in_chat, explanation_of, reasons, states
 from memory.text import stems
 
 REPORT = "consumers are rebalancing every ~40s, CommitFailedException in the logs"
@@ -148,3 +148,10 @@ async def test_a_kept_item_that_says_why_is_left_as_it_is(db, redactor, embedder
     assert await recall._with_explanation_here(asker, why, kept) == kept
     led = await recall._with_explanation_here(asker, why, [])
     assert [i.text for i in led][:1] == ["turns out the LB health check path changed"]
+
+
+def test_a_line_that_rules_something_out_reasons_and_a_report_does_not() -> None:
+    assert reasons("checked: the live-blog polls are cached at the edge, not it")
+    assert reasons(EXPLAINED)
+    assert not reasons("checkout requests failing with 503s since 10:02")  # a time, no reason
+    assert not reasons(REPORT)
