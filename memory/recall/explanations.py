@@ -71,9 +71,9 @@ def states(topic: AbstractSet[str], text: str) -> bool:
 
 def explanation_of(rows: Sequence[Row], topic: AbstractSet[str]) -> list[Row]:
     """The report in `rows` (oldest first) that `states` most of the `topic` stems (the
-    earliest of equals) and is explained, with what explains it: itself, the newest root cause
-    labelled after it, or else one of the `REACH` messages after it that says why
-    ([explanation, report]); [] when none is."""
+    earliest of equals) and is explained, with what explains it: itself, or of the `REACH`
+    messages after it a root cause, else the first that says why ([explanation, report]); []
+    when none is."""
     if not topic:
         return []
     asked = frozenset(topic)
@@ -85,11 +85,11 @@ def explanation_of(rows: Sequence[Row], topic: AbstractSet[str]) -> list[Row]:
     for at in reports:
         if _explains(rows[at]):
             return [rows[at]]
-        # A root cause labelled later explains it, however much later (the newest one: it
-        # may correct an earlier); else a reply that explains it soon after.
-        cause = next((r for r in reversed(rows[at + 1 :]) if r["kind"] == "root_cause"), None)
+        # Soon after it: a root cause labelled there, else the first reply that says why.
+        window = rows[at + 1 : at + 1 + REACH]
+        cause = next((r for r in window if r["kind"] == "root_cause"), None)
         if cause is None:
-            cause = next((r for r in rows[at + 1 : at + 1 + REACH] if _explains(r)), None)
+            cause = next((r for r in window if _explains(r)), None)
         if cause is not None:
             return [cause, rows[at]]
     return []

@@ -51,7 +51,7 @@ from memory.recall.earlier import (
     topic_words,
     without_pointer_back,
 )
-from memory.recall.explanations import explains_in_chat, explanation_of, reasons, states
+from memory.recall.explanations import explanation_of, reasons, states
 from memory.recall.floor import FLOORS, Features, FloorConfig, coverage, said_of
 from memory.recall.impact import asks_impact, newest_impact, says_impact
 from memory.recall.keyword import KeywordConfig, keyword_candidates
@@ -936,15 +936,19 @@ class Recall:
         nothing kept explains anything: the message that explains the report of what is asked,
         as the incident's messages say it in order (`explanations`), that report under it,
         leads."""
-        if wanted(query) != "reason" or about_an_earlier_incident(query):
+        asked = next((part for part in clauses(query) if wanted(part) == "reason"), None)
+        if asked is None or about_an_earlier_incident(query):
             return items
-        topic = topic_words(query) - OUTAGE_WORDS
+        # "Why did the alert fire late, and what would have caught it?": the why is asked of
+        # its own clause's words.
+        topic = topic_words(asked) - OUTAGE_WORDS
         if any(
             it.kind == "root_cause"
-            or explains_in_chat(it.text)
-            # On what is asked, a statement ("why didn't we roll back?": the decision "…
-            # rather than rolling back") or a line that reasons ("… cached at the edge, not it")
-            or (states(topic, it.text) and (it.kind in STATEMENT_KINDS or reasons(it.text)))
+            # a line that explains or rules out ("… cached at the edge, not it")
+            or reasons(it.text)
+            # a statement on what is asked ("why didn't we roll back?": the decision "…
+            # rather than rolling back")
+            or (it.kind in STATEMENT_KINDS and states(topic, it.text))
             for it in items
         ):
             return items  # what was kept already says why
@@ -955,7 +959,15 @@ class Recall:
             requester, incident.id, kinds=EVERY_KIND, limit=TIMELINE_LOOKS_AT, oldest_first=True
         )
         found = explanation_of(rows, topic)
-        return _leading(await self._as_items(requester, found), items) if found else items
+        if not found:
+            return items
+        if int(found[-1]["id"]) not in {it.id for it in items} and any(
+            states(topic, it.text) for it in items
+        ):
+            # What was kept says what is asked about, and is not the report explained: it
+            # answers in its own words ("the lag only crossed 50k around 15:08").
+            return items
+        return _leading(await self._as_items(requester, found), items)
 
     async def _with_impact_here(
         self, requester: Requester, query: str, items: list[RecallItem]

@@ -155,3 +155,35 @@ def test_a_line_that_rules_something_out_reasons_and_a_report_does_not() -> None
     assert reasons(EXPLAINED)
     assert not reasons("checkout requests failing with 503s since 10:02")  # a time, no reason
     assert not reasons(REPORT)
+
+
+async def test_a_kept_line_on_what_is_asked_other_than_the_report_is_left_as_it_is(
+    db, redactor, embedder
+) -> None:
+    """ "Why did the lag alert take so long to fire?": the kept line answers in its own words;
+    the alert's report and the root cause after it are about something else."""
+    from memory.scopes import Requester
+    from tests.memory.contexts import incident_channel
+
+    answer = (
+        "the lag rule is > 50k for 10m and the lag only crossed 50k around 15:08; an alert"
+        " on lag growth would have fired much earlier"
+    )
+    recall = await incident_channel(
+        db,
+        redactor,
+        embedder,
+        [
+            ("the lag alert fired at 15:18, consumers stuck", "note"),
+            ("root cause: v2.8.0 batch size change, consumers evicted before commit", "root_cause"),
+            (answer, "note"),
+        ],
+        title="orders consumer lag",
+    )
+    asker = Requester.full_member("T1/U9", "T1", channel_id="C1")
+    kept = [i for i in await recall.recall(asker, "lag rule 50k crossed") if i.text == answer]
+    why = "why did the lag alert take so long to fire, and what would have caught it sooner?"
+    assert kept and await recall._with_explanation_here(asker, why, kept) == kept
+    # Asked of the report itself, the root cause after it explains it.
+    led = await recall._with_explanation_here(asker, "why did the lag alert fire?", [])
+    assert [i.kind for i in led][:1] == ["root_cause"], [i.text for i in led]
