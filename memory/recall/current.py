@@ -58,8 +58,9 @@ _LINK_TEXT = (
     "around about roughly approx"
 )
 _LINKS = frozenset(_LINK_TEXT.split())
-#: Where a clause ends: a value past it is another thing's (a decimal comma has a digit after).
-_CLAUSE_END = re.compile(r"[;]|,(?!\d)")
+#: Where a clause ends: a value past it is another thing's ("maxclients, bumped to 20000" and
+#: "error rate back down, 0.3% now" go on past a comma).
+_CLAUSE_END = re.compile(r";")
 #: How many linking words may stand between a subject word and its value.
 VALUE_REACH = 4
 
@@ -87,7 +88,9 @@ _ASKS_STATE = re.compile(
     r"|still)\s*\?+\W*$"
     r"|^\W*still\s+(?:seeing|getting|having|failing|erroring|down)\b"
     # "any packet loss now?", "any 5xx on the edge still?"
-    r"|^\W*any\s+(?!(?:news|ideas?|updates?|eta|progress|luck|thoughts?|word|plans?)\b)"
+    r"|^\W*any\s+(?![^?\n]{0,60}?\b(?:news|ideas?|updates?|eta|progress|luck|thoughts?|word"
+    r"|plans?|workarounds?|fix(?:es)?|runbooks?|playbooks?|options?|volunteers?|takers?"
+    r"|blockers?|questions?|action items?|more)\b)"
     r"(?:[\w.-]+\s+){1,5}?(?:now|still|anymore|atm|rn)\s*\?+\W*$"
     # "is pgbouncer in transaction mode now?", "are the replicas on v7.2.4 yet?": how a thing
     # stands now, whatever it is said to be
@@ -171,7 +174,7 @@ def gives_value(text: str, subject: set[str], *, known: AbstractSet[str] = froze
     if not named or not (subject - known) <= named:
         return False
     links = _LINKS | subject | _STATE_WORDS  # "pool_size 20": the setting's name goes on
-    # A value is said in the clause that names it: "error rate dropping, 5 pods restarted"
+    # A value is said in the clause that names it: "error rate dropping; 5 pods restarted"
     # gives the error rate no value.
     for clause in _CLAUSE_END.split(lowered):
         tokens = _TOKEN.findall(clause)

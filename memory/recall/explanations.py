@@ -21,6 +21,9 @@ from memory.recall.floor import said_of
 if TYPE_CHECKING:
     from memory.store.db import Row
 
+#: Statements that carry their own reasons: what was decided, found or corrected.
+_REASONED_KINDS = frozenset({"decision", "root_cause", "correction"})
+
 #: How many messages after a report its explanation may come.
 REACH = 5
 
@@ -34,11 +37,13 @@ _CHAT_CAUSE = re.compile(
 )
 
 
-#: The contrast or negation a line that rules something out turns on ("… cached at the edge,
-#: not it", "it wasn't the deploy").
+#: The contrast, negation or counterfactual a line that rules something out or accounts for it
+#: turns on ("… cached at the edge, not it", "it wasn't the deploy", "the lag only crossed 50k
+#: at 15:08", "an alert on growth would have fired earlier").
 _RULES_OUT = re.compile(
-    r"\b(?:not|never|no longer|instead|but|isn'?t|wasn'?t|aren'?t|weren'?t|doesn'?t|didn'?t"
-    r"|can'?t|cannot|won'?t|ruled out)\b",
+    r"\b(?:not(?!\s+(?:sure|yet|clear|certain)\b)|never|no longer|instead|but|isn'?t|wasn'?t"
+    r"|aren'?t|weren'?t|doesn'?t|didn'?t"
+    r"|can'?t|cannot|won'?t|ruled out|only|would(?:'ve| have))\b",
     re.I,
 )
 
@@ -65,8 +70,11 @@ def _explains(row: Row) -> bool:
 def states(topic: AbstractSet[str], text: str) -> bool:
     """Whether `text` states what is asked about: at least half of the `topic` stems, and all
     of one or two ("why did the lag drain?" is not about a report of the lag alone)."""
-    said = len(said_of(frozenset(topic), without_questions(text)))
-    return said == len(topic) if len(topic) <= 2 else 2 * said >= len(topic)
+    return _enough(len(said_of(frozenset(topic), without_questions(text))), len(topic))
+
+
+def _enough(said: int, asked: int) -> bool:
+    return said == asked if asked <= 2 else 2 * said >= asked
 
 
 def explanation_of(rows: Sequence[Row], topic: AbstractSet[str]) -> list[Row]:
@@ -79,11 +87,16 @@ def explanation_of(rows: Sequence[Row], topic: AbstractSet[str]) -> list[Row]:
     asked = frozenset(topic)
     said = [len(said_of(asked, without_questions(str(row["text"])))) for row in rows]
     reports = sorted(
-        (at for at, row in enumerate(rows) if states(asked, str(row["text"]))),
-        key=lambda at: (-said[at], at),
+        (at for at, n in enumerate(said) if _enough(n, len(asked))), key=lambda at: (-said[at], at)
     )
     for at in reports:
-        if _explains(rows[at]):
+        # "checked: the live-blog polls are cached at the edge, not it", or the decision
+        # "keep v3.8.0 … rather than rolling back", answers itself
+        if (
+            _explains(rows[at])
+            or reasons(str(rows[at]["text"]))
+            or rows[at]["kind"] in _REASONED_KINDS
+        ):
             return [rows[at]]
         # Soon after it: a root cause labelled there, else the first reply that says why.
         window = rows[at + 1 : at + 1 + REACH]

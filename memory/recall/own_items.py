@@ -43,6 +43,8 @@ _ITEM_KEY = re.compile(
     re.I,
 )
 SIGNATURE_CHARS = 120
+#: Items one message lists at most, read one at a time (a pasted blob is read as one).
+MOST_ITEMS = 20
 #: Where one item signed in parentheses ends and the next begins ("… worker (sam), alert …",
 #: "… (felix)\n• add …"): the split keeps each item's signature.
 _SIGNED_ITEM_END = re.compile(r"(?<=\))[ \t]*+(?:[,;]|\band\b|\n)[ \t\n]*+", re.I)
@@ -68,7 +70,7 @@ def owned_by(text: str, author: str, name: str, *, done: AbstractSet[str] = froz
         )
     signed = [
         item
-        for item in _SIGNED_ITEM_END.split(text)
+        for item in _SIGNED_ITEM_END.split(text, maxsplit=MOST_ITEMS)
         if _SIGNED_IN_PARENS.search(" ".join(item[-SIGNATURE_CHARS:].split()).rstrip(" ,;"))
     ]
     if len(signed) > 1:

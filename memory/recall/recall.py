@@ -683,12 +683,11 @@ class Recall:
                     else names_subject(str(r["text"]), subject, known=known)
                 )
             ]
-            # The newest that gives a reading or a state ("loss 0% now") says how it stands; a
-            # later root cause that names the link ("… stayed on the lossy link") does not.
-            newest = next(
-                (r for r in on_it if reports_a_reading(str(r["text"]))),
-                on_it[0] if on_it else None,
-            )
+            # A root cause that names the subject ("… stayed on the lossy link") says why it
+            # broke, not how it stands: the newest other word on it leads.
+            newest = next((r for r in on_it if r["kind"] != "root_cause"), None)
+            if newest is None and on_it:
+                newest = on_it[0]
             if newest is None:
                 continue
             status = next(
@@ -703,7 +702,8 @@ class Recall:
                 if lead is not None
                 and lead.kind in _TO_BE_DONE
                 and lead.channel_id == channel
-                and lead.id > int(newest["id"])  # a plan the newest report came after is past
+                # a plan said before the newest report is not put above the status
+                and lead.id > int(newest["id"])
                 and names_subject(lead.text, subject, known=known)
                 and not _all_done(item_references(lead.text, any_case=True), done)
                 else None
@@ -932,40 +932,38 @@ class Recall:
     async def _with_explanation_here(
         self, requester: Requester, query: str, items: list[RecallItem]
     ) -> list[RecallItem]:
-        """ "Why did the consumers keep rebalancing?" asked in an incident's channel, when
-        nothing kept explains anything: the message that explains the report of what is asked,
-        as the incident's messages say it in order (`explanations`), that report under it,
-        leads."""
+        """ "Why did the consumers keep rebalancing?" asked in an incident's channel: the
+        message that explains the report of what is asked, as the incident's messages say it
+        in order (`explanations`), leads with that report under it, unless something this
+        incident's search kept, other than that report, already answers: a root cause, a line
+        that explains or rules out, or a statement on what is asked ("why didn't we roll
+        back?": the decision "… rather than rolling back")."""
         asked = next((part for part in clauses(query) if wanted(part) == "reason"), None)
         if asked is None or about_an_earlier_incident(query):
+            return items
+        incident = await self._incident_asked_in(requester)
+        if incident is None:
             return items
         # "Why did the alert fire late, and what would have caught it?": the why is asked of
         # its own clause's words.
         topic = topic_words(asked) - OUTAGE_WORDS
-        if any(
-            it.kind == "root_cause"
-            # a line that explains or rules out ("… cached at the edge, not it")
-            or reasons(it.text)
-            # a statement on what is asked ("why didn't we roll back?": the decision "…
-            # rather than rolling back")
-            or (it.kind in STATEMENT_KINDS and states(topic, it.text))
-            for it in items
-        ):
-            return items  # what was kept already says why
-        incident = await self._incident_asked_in(requester)
-        if incident is None:
-            return items
         rows = await self._shared_statements(
             requester, incident.id, kinds=EVERY_KIND, limit=TIMELINE_LOOKS_AT, oldest_first=True
         )
         found = explanation_of(rows, topic)
         if not found:
             return items
-        if int(found[-1]["id"]) not in {it.id for it in items} and any(
-            states(topic, it.text) for it in items
+        report = int(found[-1]["id"])
+        if any(
+            it.incident_id == incident.id
+            and it.id != report
+            and (
+                it.kind == "root_cause"
+                or reasons(it.text)
+                or (it.kind in STATEMENT_KINDS and states(topic, it.text))
+            )
+            for it in items
         ):
-            # What was kept says what is asked about, and is not the report explained: it
-            # answers in its own words ("the lag only crossed 50k around 15:08").
             return items
         return _leading(await self._as_items(requester, found), items)
 

@@ -59,6 +59,9 @@ def test_questions_that_ask_whether_a_thing_still_holds(question: str) -> None:
         "is it time to page the db team now?",
         "any news now?",  # chat, not a thing that holds
         "any update now?",
+        "any workaround now?",  # a fix asked for, which a runbook may hold
+        "any runbook for this now?",
+        "any volunteers now?",
     ],
 )
 def test_questions_that_ask_no_current_state(question: str) -> None:
@@ -166,6 +169,19 @@ async def test_the_newest_reading_leads_over_a_later_line_that_only_names_the_su
     recall = await _channel(db, redactor, embedder, lines, title="packet loss fra1 ams1")
     items = await recall.relevant(ASKER, "any packet loss on the link now?")
     assert items and items[0].text == report, [i.text for i in items]
+
+
+async def test_the_newest_word_on_the_outage_leads_over_an_older_reading(
+    db, redactor, embedder
+) -> None:
+    """ "Is it fixed?" after "all clear": the first report's "12% 5xx" is no longer how it
+    stands, however much of a reading it gives."""
+    report = "checkout returning 12% 5xx since 10:02"
+    clear = "status: all clear, closing the bridge"
+    lines = [(report, "note"), ("rolled back to v41", "mitigation"), (clear, "status")]
+    recall = await _channel(db, redactor, embedder, lines, title="checkout errors")
+    items = await recall.relevant(ASKER, "is it fixed?")
+    assert items and items[0].text == clear, [i.text for i in items]
 
 
 async def test_without_the_state_question_the_first_report_may_lead(db, redactor, embedder) -> None:

@@ -89,6 +89,8 @@ def test_the_subject_leaves_out_words_that_only_ask_how_it_is_set() -> None:
         # A reading in chat: the subject, how it moves, the number.
         ("whats the lag now", "lag draining ~40k/min, 700k behind now"),
         ("queue depth now?", "queue depth sitting around 12k"),
+        ("what's the error rate now?", "error rate back down, 0.3% now"),
+        ("what's maxclients set to now?", "maxclients, bumped to 20000"),
     ],
 )
 def test_statements_that_give_the_subject_a_value(question: str, text: str) -> None:
@@ -120,7 +122,7 @@ def test_statements_that_give_it_no_value(text: str) -> None:
         ("what's maxclients set to now?", "for the pm: maxclients was 10000 before the bump"),
         ("whats the lag now", "lag peaked at 2.1M at 08:40"),
         # A number in the next clause is another thing's
-        ("what's the error rate now?", "error rate dropping, 5 pods restarted"),
+        ("what's the error rate now?", "error rate dropping; 5 pods restarted"),
     ],
 )
 def test_another_setting_or_a_past_value_is_no_value_of_the_subject(

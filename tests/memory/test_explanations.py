@@ -187,3 +187,50 @@ async def test_a_kept_line_on_what_is_asked_other_than_the_report_is_left_as_it_
     # Asked of the report itself, the root cause after it explains it.
     led = await recall._with_explanation_here(asker, "why did the lag alert fire?", [])
     assert [i.kind for i in led][:1] == ["root_cause"], [i.text for i in led]
+
+
+def test_a_report_that_hedges_is_explained_by_the_reply_after_it() -> None:
+    hedged = "consumers rebalancing every ~40s, not sure why yet"
+    assert not reasons(hedged)
+    assert [r["text"] for r in explanation_of(_rows(hedged, EXPLAINED), TOPIC)] == [
+        EXPLAINED,
+        hedged,
+    ]
+
+
+async def test_a_repeated_report_or_another_incidents_cause_kept_does_not_hide_the_reply(
+    db, redactor, embedder
+) -> None:
+    """Search may keep the symptom said again ("… still rebalancing") or an older incident's
+    root cause: neither answers why it happens in this one."""
+    from memory.scopes import Requester
+    from tests.memory.contexts import incident_channel
+
+    recall = await incident_channel(
+        db,
+        redactor,
+        embedder,
+        [("root cause: consumers rebalancing due to long GC pauses", "root_cause")],
+        title="search consumer lag",
+        channel="C2",
+    )
+    await incident_channel(
+        db,
+        redactor,
+        embedder,
+        [
+            (REPORT, "note"),
+            (EXPLAINED, "note"),
+            ("restarted the group, consumers still rebalancing", "note"),
+        ],
+        title="orders consumer lag",
+    )
+    asker = Requester.full_member("T1/U9", "T1", channel_id="C1")
+    why = "why did the consumers keep rebalancing?"
+    kept = await recall.recall(asker, "consumers rebalancing", k=10)
+    repeat = [i for i in kept if "still rebalancing" in i.text]
+    elsewhere = [i for i in kept if i.channel_id == "C2"]
+    assert repeat and elsewhere
+    for held in (repeat, elsewhere):
+        led = await recall._with_explanation_here(asker, why, held)
+        assert led[0].text == EXPLAINED, [i.text for i in led]
