@@ -1,7 +1,7 @@
-"""Why something happened, as the team said it before anyone labelled a root cause.
+"""Why something happened, as the incident's messages said it, in the order said.
 
-Mid-incident, "why did the consumers keep rebalancing?" is answered in chat, not in a
-"root cause:" line: one person reports the symptom ("consumers are rebalancing every ~40s"),
+Mid-incident, "why did the consumers keep rebalancing?" is often answered in chat before
+anyone writes a "root cause:" line: one person reports the symptom ("consumers are rebalancing every ~40s"),
 and a reply a few messages on explains it ("that'd do it - PDF render takes ~6s per batch … so
 the broker kicks them out"). The explanation rarely repeats the symptom's words, so search
 and the relevance floor miss it; read in the order said, it follows the report it explains.
