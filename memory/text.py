@@ -84,11 +84,24 @@ LINK_QUESTION = re.compile(
     re.I,
 )
 _LINK_WORD = re.compile(r"\b(?:link|url)s?\b", re.I)
+#: "any packet loss on the link?", "what's wrong with the link?": a network link, no address.
+_NETWORK_LINK = re.compile(
+    r"\b(?:on|over|across|through|of|with)\s+the\s+(?:[\w-]+\s+)?link\b"
+    r"|\b(?:packet|loss|latency|jitter|bandwidth|throughput|mtu|flapping|flaps|saturat\w*"
+    r"|utili[sz]\w*|wrong|causing|broken|health\w*)\b",
+    re.I,
+)
+
+
+def asks_for_a_link(question: str) -> bool:
+    """Whether the question asks for an address ("what's the bridge link?", "link to the lag
+    dashboard?"), not about a network link ("any packet loss on the link?")."""
+    return LINK_QUESTION.search(question) is not None and _NETWORK_LINK.search(question) is None
 
 
 def question_topic(question: str) -> str:
     """The question without its answer-type frame: what its topic words are read from."""
-    asked = _LINK_WORD.sub(" ", question) if LINK_QUESTION.search(question) else question
+    asked = _LINK_WORD.sub(" ", question) if asks_for_a_link(question) else question
     framed = _HOW_MUCH.sub(" ", _TEXT_ASKED.sub(" ", asked))
     if framed != question and re.search(r"\bhow\s+long\b", question, re.I):
         framed = _SPAN_VERB.sub(" ", framed)

@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable
 from typing import Literal
 
-from memory.text import LINK_QUESTION
+from memory.text import LINK_QUESTION, asks_for_a_link
 
 AnswerType = Literal["person", "link", "duration", "time", "quantity", "reason", "verbatim"]
 
@@ -30,7 +30,8 @@ _WANTS: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
         "person",
         re.compile(r"^\s*(?:and\s+)?(?:who|whom|whose)\b|\bwho (?:is|was|owns|did)\b", re.I),
     ),
-    # "link to the lag dashboard?", "what's the bridge link?": a message with an address in it.
+    # "link to the lag dashboard?", "what's the bridge link?": a message with an address in it
+    # (`text.asks_for_a_link`, which leaves out network links).
     ("link", LINK_QUESTION),
     # "How long were writes down?": a span ("about 9 min", "10:13-10:22", "took 1:30"), or the
     # two clock times it is read from ("paged at 02:09" after "started at 01:55").
@@ -121,21 +122,13 @@ _VERBATIM = re.compile(
 _FIRST_PERSON = re.compile(r"\b(?:i'?ll|i will|i'?m (?:taking|on)|mine|i can take|i own)\b", re.I)
 
 
-#: "any packet loss on the link?", "what's wrong with the link?": a network link, no address.
-_NETWORK_LINK = re.compile(
-    r"\b(?:on|over|across|through|of|with)\s+the\s+(?:[\w-]+\s+)?link\b"
-    r"|\b(?:packet|loss|latency|jitter|bandwidth|throughput|mtu|flapping|flaps|saturat\w*"
-    r"|utili[sz]\w*|wrong|causing|broken|health\w*)\b",
-    re.I,
-)
-
-
 def wanted(question: str) -> AnswerType | None:
     """The answer type a question asks for, if its wording says."""
     for kind, pattern in _WANTS:
-        if kind == "link" and _NETWORK_LINK.search(question):
-            continue
-        if pattern.search(question):
+        if kind == "link":
+            if asks_for_a_link(question):
+                return kind
+        elif pattern.search(question):
             return kind
     return None
 

@@ -76,6 +76,7 @@ from memory.store.visibility import public_channels
 from memory.subjects import is_app_subject
 from memory.text import (
     Mode,
+    asks_for_a_link,
     expand_identifiers,
     item_references,
     question_topic,
@@ -1784,12 +1785,6 @@ def _all_done(keys: set[str], done: set[str]) -> bool:
 def explanations_first(items: list[RecallItem]) -> list[RecallItem]:
     """Asked why: a root cause leads, then what says "because", then the rest, each in order."""
     return sorted(items, key=lambda it: (it.kind != "root_cause", not explains(it.text)))
-
-
-def asks_for_a_link(question: str) -> bool:
-    """Whether the question asks for a link ("what's the bridge link?"), which the thread's
-    opening often holds ("I'm IC, bridge: https://…"): the opening may answer it."""
-    return wanted(question) == "link"
 
 
 def only_asks(question: str, text: str) -> bool:

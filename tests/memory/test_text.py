@@ -98,3 +98,16 @@ def test_the_kind_of_text_asked_for_is_no_topic_word() -> None:
     assert "link" in question_topic("did the link break?")
     assert "link" in question_topic("what broke the link?")  # the link is the subject
     assert "link" in question_topic("any errors on the link to us-east?")
+
+
+def test_a_network_link_is_the_topic_and_no_address_asked_for() -> None:
+    """One reading of "link" for the topic, the answer type and recall: "any packet loss on the
+    link?" asks about the link; "link to the lag dashboard?" asks for an address."""
+    from memory.text import asks_for_a_link, question_topic
+
+    assert asks_for_a_link("link to the lag dashboard?")
+    assert asks_for_a_link("what's the bridge link?")
+    assert not asks_for_a_link("any packet loss on the link?")
+    assert not asks_for_a_link("what's wrong with the link?")
+    assert "link" in question_topic("any packet loss on the link?")
+    assert "link" not in question_topic("link to the lag dashboard?")
