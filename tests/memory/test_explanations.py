@@ -234,3 +234,31 @@ async def test_a_repeated_report_or_another_incidents_cause_kept_does_not_hide_t
     for held in (repeat, elsewhere):
         led = await recall._with_explanation_here(asker, why, held)
         assert led[0].text == EXPLAINED, [i.text for i in led]
+
+
+async def test_a_personal_note_the_store_returned_never_explains_in_a_shared_answer(
+    db, redactor, embedder, monkeypatch
+) -> None:
+    """Code layer of the read the explanation comes from (its SQL keeps personal rows out):
+    were the incident's statements to come back with the asker's own note, it never leads."""
+    from memory.notes.notes import Notes
+    from memory.scopes import Requester
+    from memory.store import notes as note_store
+    from tests.memory.contexts import ctx, incident_channel, store_returning_personal_rows
+
+    recall = await incident_channel(
+        db, redactor, embedder, [(REPORT, "note")], title="orders consumer lag"
+    )
+    asker = Requester.full_member("T1/U9", "T1", channel_id="C1")
+    incident = await recall._incident_asked_in(asker)
+    assert incident is not None
+    await Notes(db, redactor, embedder).save(
+        ctx("C1", scope="user", user="U9"),
+        "consumers rebalancing because my VPN flapped, so the broker kicked them out",
+        "note",
+        incident=incident.id,
+    )
+    monkeypatch.setattr(note_store, "incident_statements", await store_returning_personal_rows(db))
+    asker = Requester.full_member("T1/U9", "T1", channel_id="C1")
+    led = await recall._with_explanation_here(asker, "why did the consumers keep rebalancing?", [])
+    assert all(i.scope != "user" for i in led), [i.text for i in led]
